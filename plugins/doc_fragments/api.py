@@ -1,0 +1,103 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+
+class ModuleDocFragment(object):
+
+    # The connection options every module of neon.cloud takes.
+    DOCUMENTATION = r"""
+options:
+  api_key:
+    description:
+      - 'The Neon API key used to authenticate, sent as C(Authorization: Bearer <key>).'
+      - If not set, the value of the E(NEON_API_KEY) environment variable is used.
+      - Never shown in output, logs or diffs.
+    type: str
+    required: true
+  api_url:
+    description:
+      - Base URL of the Neon API v2, ending in the version segment. A trailing slash is ignored.
+      - If not set, the value of the E(NEON_API_URL) environment variable is used, then the default.
+      - Plain C(http://) is accepted only for this machine (C(localhost), C(127.0.0.0/8), C(::1)),
+        such as a local simulator, unless O(api_allow_plain_http=true).
+    type: str
+    default: https://console.neon.tech/api/v2
+  api_timeout:
+    description:
+      - Seconds to wait for each HTTP request before giving up on it.
+    type: float
+    default: 30
+  api_retries:
+    description:
+      - How many times to repeat a request that failed in a way that is safe to repeat.
+      - Any request is repeated after HTTP 423 (project locked), 429 (rate limited) or 503. GET requests
+        are also repeated after HTTP 500, 502, 504, a body that is not JSON, a connection error or a
+        read timeout. A POST or DELETE that may have been carried out is never repeated.
+      - Set to V(0) to never repeat a request.
+    type: int
+    default: 5
+  api_retry_max_delay:
+    description:
+      - The longest pause, in seconds, between two attempts of a request.
+      - Pauses grow exponentially with random jitter from half a second; a C(Retry-After) header
+        sent by the service is followed, up to this limit.
+    type: float
+    default: 30
+  api_allow_plain_http:
+    description:
+      - Allow an O(api_url) with plain C(http://) to a host other than this machine.
+      - The API key would cross the network unencrypted; leave this off unless a trusted proxy needs it.
+    type: bool
+    default: false
+  validate_certs:
+    description:
+      - Whether to verify the TLS certificate of the API.
+      - Only set to V(false) for a test service with a self-signed certificate.
+    type: bool
+    default: true
+requirements:
+  - python >= 3.9
+  - requests
+notes:
+  - >-
+    The modules talk to the API from the host they run on. For C(localhost), run them with the
+    controller's Python, which has C(requests):
+    C(ansible_python_interpreter: "{{ ansible_playbook_python }}"), or use C(delegate_to: localhost).
+  - >-
+    All modules belong to the action group C(neon.cloud.all), so the connection options can be set once with
+    C(module_defaults: {group/neon.cloud.all: {api_key: ...}}).
+seealso:
+  - name: Neon API reference
+    description: The Neon control-plane API v2.
+    link: https://api-docs.neon.tech/reference/getting-started-with-neon-api
+"""
+
+    # Every module is in the action group neon.cloud.all (meta/runtime.yml).
+    ACTION_GROUP = r"""
+attributes:
+  action_group:
+    description: Use C(group/neon.cloud.all) in C(module_defaults) to set the connection options of every module at once.
+    support: full
+    membership:
+      - neon.cloud.all
+  platform:
+    description: Runs where Python with C(requests) can reach the API; usually the controller.
+    support: full
+    platforms: all
+"""
+
+    # For the modules that only read.
+    INFO_MODULE = r"""
+attributes:
+  check_mode:
+    support: full
+    details: This module only reads; it runs in check mode as it does outside it.
+  diff_mode:
+    support: N/A
+    details: This module changes nothing, so it has no diff.
+"""

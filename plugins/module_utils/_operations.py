@@ -1,0 +1,250 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Operation status sets and the loop that waits for operations to end.
+
+Polling cost matters: the live service allows about 700 requests a minute per account,
+shared with everything else the user runs. One operation costs one GET per poll; several
+operations of one project cost one page of the operations list per poll (newest first, the
+page sized to reach the oldest one still pending), with single GETs only for operations the
+list did not show.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+from datetime import datetime
+
+from ansible_collections.neon.cloud.plugins.module_utils._client import NeonAPIError, api_path
+from ansible_collections.neon.cloud.plugins.module_utils._paging import OPERATIONS_PAGE_MAX, collect, expect_items, page_cursor
+
+# real-api-notes.md: the live service has more statuses than the contract's four.
+SUCCESS_STATUSES = ("finished", "skipped")
+FAILURE_STATUSES = ("failed", "error", "cancelled")
+IN_PROGRESS_STATUSES = ("scheduling", "running", "cancelling")  # and any status not known yet
+END_STATUSES = SUCCESS_STATUSES + FAILURE_STATUSES
+
+# Items asked beyond the oldest pending operation's last seen position, for operations the
+# service started meanwhile; and the first page when positions are not known yet.
+LIST_MARGIN = 20
+FIRST_PAGE_MIN = 100
+
+
+def has_ended(operation):
+    return isinstance(operation, dict) and operation.get("status") in END_STATUSES
+
+
+def has_failed(operation):
+    return isinstance(operation, dict) and operation.get("status") in FAILURE_STATUSES
+
+
+def operations_path(project_id, operation_id=None):
+    if operation_id is None:
+        return api_path("projects", project_id, "operations")
+    return api_path("projects", project_id, "operations", operation_id)
+
+
+def describe_operation(operation_id, operation):
+    """One line a user can act on: id, action, status, failures_count and the error text."""
+    if not isinstance(operation, dict):
+        return "%s (status not read yet)" % operation_id
+    text = "%s (%s) %s, failures_count %s" % (
+        operation_id, operation.get("action", "unknown action"), operation.get("status", "unknown"),
+        operation.get("failures_count", "unknown"))
+    if operation.get("error"):
+        text += ", error: %s" % operation["error"]
+    return text
+
+
+def _timestamp(value):
+    """A comparable form of an ISO 8601 UTC timestamp, or None when it does not parse."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip().replace("Z", "+00:00")
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def get_operation(client, project_id, operation_id, deadline=None):
+    path = operations_path(project_id, operation_id)
+    data = client.get(path, deadline=deadline)
+    operation = data.get("operation") if isinstance(data, dict) else None
+    if not isinstance(operation, dict) or "id" not in operation:
+        raise NeonAPIError("GET %s answered an unexpected shape: expected an object with 'operation'" % path,
+                           method="GET", path=path, status=200)
+    return operation
+
+
+def list_in_progress(client, project_id):
+    """Every operation of the project that has not ended, newest first (reads the whole list)."""
+    return collect(client, operations_path(project_id), "operations", OPERATIONS_PAGE_MAX,
+                   keep=lambda operation: not has_ended(operation), want_cursor=False).items
+
+
+class WaitOutcome:
+    """What a wait saw: final (or last known) operations, time, polls and requests spent."""
+
+    def __init__(self):
+        self.operations = []
+        self.elapsed = 0.0
+        self.polls = 0
+        self.requests = 0
+        self.timed_out = False
+        self.error = None  # a NeonAPIError that ended the wait early
+        self.last_fault = None  # a transient NeonAPIError of the last poll, kept for the timeout message
+
+    @property
+    def failed(self):
+        return [operation for operation in self.operations if has_failed(operation)]
+
+    @property
+    def pending(self):
+        return [operation for operation in self.operations if not has_ended(operation)]
+
+
+class OperationWaiter:
+    """Polls until every target operation has ended or ``timeout`` seconds have passed.
+
+    Deadlines use a monotonic clock. A transient fault (rate limit, lock, gateway error,
+    network) is retried by the client and, past its retries, by the next poll, as long as the
+    deadline allows; any other fault (401, 404, an answer of the wrong shape) ends the wait.
+    """
+
+    def __init__(self, client, timeout, poll_interval, clock=time.monotonic, sleep=time.sleep):
+        self.client = client
+        self.timeout = timeout
+        self.poll_interval = poll_interval
+        self.clock = clock
+        self.sleep = sleep
+        self.started = None
+        self.deadline = None
+        self.outcome = WaitOutcome()
+        self.known = {}  # (project_id, operation_id) -> latest operation object
+        self.depth = {}  # project_id -> list position of its oldest pending operation at the last poll
+        self.last_error = None  # the transient fault of the latest poll
+        self.requests_before = client.requests_made
+
+    def _start(self):
+        if self.started is None:
+            self.started = self.clock()
+            self.deadline = self.started + self.timeout
+
+    def _finish(self, targets):
+        self.outcome.operations = [self.known.get(target, {"id": target[1], "project_id": target[0]})
+                                   for target in targets]
+        self.outcome.elapsed = round(self.clock() - self.started, 3)
+        self.outcome.requests = self.client.requests_made - self.requests_before
+        return self.outcome
+
+    def wait_for(self, targets):
+        """Wait for ``targets``, a list of (project_id, operation_id) pairs. Returns a WaitOutcome."""
+        self._start()
+        targets = list(dict.fromkeys(targets))
+        while True:
+            pending = [target for target in targets if not has_ended(self.known.get(target))]
+            if pending:
+                self.outcome.polls += 1
+                try:
+                    self._poll(pending)
+                    self.last_error = None
+                except NeonAPIError as exc:
+                    if not exc.retryable or exc.ambiguous:
+                        self.outcome.error = exc
+                        return self._finish(targets)
+                    self.last_error = exc
+                pending = [target for target in targets if not has_ended(self.known.get(target))]
+            if not pending:
+                return self._finish(targets)
+            now = self.clock()
+            if now >= self.deadline:
+                self.outcome.timed_out = True
+                self.outcome.last_fault = self.last_error
+                return self._finish(targets)
+            self.sleep(min(self.poll_interval, self.deadline - now))
+
+    def wait_until_idle(self, project_id):
+        """Wait until the project has no operation in progress; returns those it waited for."""
+        self._start()
+        waited = []
+        while True:
+            try:
+                found = list_in_progress(self.client, project_id)
+            except NeonAPIError as exc:
+                if not exc.retryable or self.clock() >= self.deadline:
+                    self.outcome.error = exc
+                    return self._finish(waited)
+                self.sleep(min(self.poll_interval, max(0.0, self.deadline - self.clock())))
+                continue
+            self.outcome.polls += 1
+            for operation in found:
+                self.known[(project_id, operation["id"])] = operation
+            fresh = [(project_id, operation["id"]) for operation in found]
+            waited.extend(target for target in fresh if target not in waited)
+            if not fresh:
+                return self._finish(waited)
+            outcome = self.wait_for(fresh)
+            if outcome.error is not None or outcome.timed_out:
+                return self._finish(waited)
+
+    def _poll(self, pending):
+        by_project = {}
+        for project_id, operation_id in pending:
+            by_project.setdefault(project_id, []).append(operation_id)
+        for project_id, operation_ids in by_project.items():
+            if len(operation_ids) == 1:
+                self._read_one(project_id, operation_ids[0])
+            else:
+                self._read_list(project_id, operation_ids)
+
+    def _read_one(self, project_id, operation_id):
+        self.known[(project_id, operation_id)] = get_operation(self.client, project_id, operation_id, self.deadline)
+
+    def _read_list(self, project_id, operation_ids):
+        """One pass over the newest operations, deep enough to reach the oldest pending one."""
+        wanted = set(operation_ids)
+        oldest = None
+        for operation_id in operation_ids:
+            stamp = _timestamp((self.known.get((project_id, operation_id)) or {}).get("created_at"))
+            if stamp is None:
+                oldest = None
+                break
+            oldest = stamp if oldest is None or stamp < oldest else oldest
+        depth = self.depth.get(project_id)
+        if depth is None:
+            limit = min(OPERATIONS_PAGE_MAX, max(FIRST_PAGE_MIN, 2 * len(wanted)))
+        else:
+            limit = min(OPERATIONS_PAGE_MAX, depth + 1 + LIST_MARGIN)
+        max_pages = -(-len(wanted) // limit) + 1
+        path = operations_path(project_id)
+        cursor = None
+        position = 0
+        deepest = 0
+        for _page in range(max_pages):
+            data = self.client.get(path, params={"limit": limit, "cursor": cursor}, deadline=self.deadline)
+            page = expect_items(data, "operations", "GET", path)
+            for operation in page:
+                if operation["id"] in wanted:
+                    self.known[(project_id, operation["id"])] = operation
+                    wanted.discard(operation["id"])
+                    if not has_ended(operation):
+                        deepest = position
+                position += 1
+            if not wanted or len(page) < limit:
+                break
+            last = _timestamp(page[-1].get("created_at"))
+            if oldest is not None and last is not None and last < oldest:
+                break  # older than every operation still wanted: they are not in this list
+            next_cursor = page_cursor(data, "GET", path)
+            if next_cursor is None or next_cursor == cursor:
+                break
+            cursor = next_cursor
+        if wanted and len(page) == limit:
+            deepest = max(deepest, position)  # look deeper next time before falling back to GETs
+        self.depth[project_id] = deepest
+        for operation_id in operation_ids:
+            if operation_id in wanted:
+                self._read_one(project_id, operation_id)

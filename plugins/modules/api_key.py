@@ -1,0 +1,181 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: api_key
+short_description: Create, rotate and revoke Neon API keys
+version_added: 1.0.0
+description:
+  - Makes sure an API key with a given name exists, or that none does, in the account of the
+    authenticating key (O(api_key)).
+  - Key names are not unique on the service. With O(state=present) an existing active key of that name
+    is left alone; with O(state=absent) every active key of that name is revoked.
+  - A new key's secret is returned once, in RV(key), by the run that created it. The service cannot
+    show it again, so register the result under C(no_log) and store the secret right away.
+  - A create request whose answer was lost (connection dropped, gateway error) is never repeated blindly:
+    the keys are listed again to see whether it was carried out, so a key is never created twice.
+author:
+  - neon.cloud contributors
+options:
+  name:
+    description:
+      - The key's name, 1 to 64 characters.
+      - Required with O(state=present), and with O(state=absent) unless O(id) is given.
+    type: str
+  state:
+    description:
+      - V(present) creates the key unless an active key with this name exists.
+      - V(absent) revokes every active key with this name, or only the key O(id). Revoking is immediate and
+        irreversible; requests with a revoked key fail with HTTP 401.
+    type: str
+    choices: [present, absent]
+    default: present
+  id:
+    description:
+      - With O(state=absent), revoke exactly this key. If O(name) is given too, it must be this key's name.
+    type: int
+  rotate:
+    description:
+      - With O(state=present), create a new key even if keys of this name exist, then revoke every older
+        active key of that name. The new secret is in RV(key).
+      - Rotating the key the task authenticates with works; later tasks must then use the new secret.
+    type: bool
+    default: false
+extends_documentation_fragment:
+  - neon.cloud.api
+  - neon.cloud.api.action_group
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Nothing is created or revoked; RV(changed) and the diff tell what would be.
+  diff_mode:
+    support: full
+    details: Shows the ids and names of the keys of that name before and after. Secrets are never in the diff.
+seealso:
+  - module: neon.cloud.api_key_info
+"""
+
+EXAMPLES = r"""
+- name: Make sure a key for the CI exists, and keep its secret if it was created now
+  neon.cloud.api_key:
+    name: ci-deploy
+  register: ci_key
+  no_log: true
+
+- name: Store the new secret (only set in the run that created the key)
+  ansible.builtin.copy:
+    content: "{{ ci_key.key }}"
+    dest: /etc/neon/ci-deploy.key
+    mode: "0600"
+  when: ci_key.key is defined
+  no_log: true
+
+- name: Rotate the key - create a new one and revoke the older ones of that name
+  neon.cloud.api_key:
+    name: ci-deploy
+    rotate: true
+  register: rotated
+  no_log: true
+
+- name: Revoke every key named ci-deploy
+  neon.cloud.api_key:
+    name: ci-deploy
+    state: absent
+
+- name: Revoke one key by id
+  neon.cloud.api_key:
+    id: 165432
+    state: absent
+"""
+
+RETURN = r"""
+api_key:
+  description:
+    - The key named O(name) after the task, without its secret - the one created, or the newest existing one.
+    - In check mode, when a key would be created, only its name is known.
+  returned: when O(state=present)
+  type: dict
+  contains:
+    id:
+      description: The key id.
+      type: int
+      sample: 165432
+    name:
+      description: The key name.
+      type: str
+      sample: ci-deploy
+    created_at:
+      description: When the key was created (ISO 8601, UTC).
+      type: str
+      sample: "2025-01-16T21:02:04Z"
+    created_by:
+      description: Who created the key (a user id string, or an object with C(id), C(name) and C(image)).
+      type: raw
+      sample: 629982cc-de05-43db-ae16-28f2399c4910
+    last_used_at:
+      description: When the key was last used; null if never. Not set on a key created by this run.
+      type: str
+      sample: "2025-01-17T08:00:00Z"
+    last_used_from_addr:
+      description: The address the key was last used from. Not set on a key created by this run.
+      type: str
+      sample: "113.203.180.132"
+key:
+  description:
+    - The secret of the key created by this run. The service shows it only once.
+    - "Register the result with C(no_log: true) and store this value safely."
+  returned: when a key was created (not in check mode)
+  type: str
+  sample: 8pw2k3uu7g1ebs4ux5vqwjqn0pzyx2a5cmyk0lvt3gqzn8t9rd4ewbrhcxss1ji2
+revoked_keys:
+  description: The service's answer for each key revoked (or, in check mode, the key that would be).
+  returned: when O(state=absent) or O(rotate=true)
+  type: list
+  elements: dict
+  sample: [{"id": 165431, "name": "ci-deploy", "revoked": true, "last_used_at": null, "last_used_from_addr": ""}]
+"""
+
+from ansible_collections.neon.cloud.plugins.module_utils._api_keys import KEY_NAME_MAX
+from ansible_collections.neon.cloud.plugins.module_utils._key_lifecycle import ensure_absent, ensure_present
+from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
+
+
+def run(neon):
+    params = neon.params
+    name = params["name"]
+    if name is not None and not 1 <= len(name) <= KEY_NAME_MAX:
+        neon.fail("name must be 1 to %d characters long, got %d" % (KEY_NAME_MAX, len(name)))
+    if params["state"] == "present":
+        if name is None:
+            neon.fail("state=present needs a name")
+        if params["id"] is not None:
+            neon.fail("id only selects a key to revoke with state=absent; use name with state=present")
+        return ensure_present(neon, name, params["rotate"])
+    if name is None and params["id"] is None:
+        neon.fail("state=absent needs a name or an id")
+    if params["rotate"]:
+        neon.fail("rotate only applies to state=present")
+    return ensure_absent(neon, name, params["id"])
+
+
+def main():
+    NeonModule(
+        argument_spec=dict(
+            name=dict(type="str"),
+            state=dict(type="str", default="present", choices=["present", "absent"]),
+            id=dict(type="int"),
+            rotate=dict(type="bool", default=False, no_log=False),
+        ),
+        supports_check_mode=True,
+    ).run(run)
+
+
+if __name__ == "__main__":
+    main()

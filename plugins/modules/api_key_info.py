@@ -1,0 +1,110 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: api_key_info
+short_description: List the API keys of a Neon account
+version_added: 1.0.0
+description:
+  - Lists the active API keys of the account with C(GET /api_keys), newest first.
+  - Revoked keys are not listed. Secrets are never listed; they are shown once, when a key is created
+    (see M(neon.cloud.api_key)).
+author:
+  - neon.cloud contributors
+options:
+  name:
+    description:
+      - Only keys with exactly this name. Names are not unique.
+    type: str
+  id:
+    description:
+      - Only the key with this id.
+    type: int
+extends_documentation_fragment:
+  - neon.cloud.api
+  - neon.cloud.api.action_group
+  - neon.cloud.api.info_module
+  - ansible.builtin.action_common_attributes
+seealso:
+  - module: neon.cloud.api_key
+"""
+
+EXAMPLES = r"""
+- name: List every active API key
+  neon.cloud.api_key_info:
+  register: keys
+
+- name: Keys unused for 90 days
+  ansible.builtin.debug:
+    msg: "{{ keys.api_keys | selectattr('last_used_at', 'none') | map(attribute='name') | list }}"
+
+- name: Keys named ci-deploy
+  neon.cloud.api_key_info:
+    name: ci-deploy
+  register: ci_keys
+"""
+
+RETURN = r"""
+api_keys:
+  description:
+    - The active keys that match the filters, newest first.
+    - Fields not listed here are returned as the service sends them.
+  returned: success
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: The key id.
+      type: int
+      sample: 165432
+    name:
+      description: The name given at creation.
+      type: str
+      sample: ci-deploy
+    created_at:
+      description: When the key was created (ISO 8601, UTC).
+      type: str
+      sample: "2025-01-16T21:02:04Z"
+    created_by:
+      description: Who created the key.
+      type: dict
+      sample: {"id": "629982cc-de05-43db-ae16-28f2399c4910", "name": "Jane", "image": ""}
+    last_used_at:
+      description: When the key was last used (ISO 8601, UTC); null if never.
+      type: str
+      sample: "2025-01-17T08:00:00Z"
+    last_used_from_addr:
+      description: The address or comma-separated addresses the key was last used from; empty if never.
+      type: str
+      sample: "113.203.180.132,35.160.120.126"
+"""
+
+from ansible_collections.neon.cloud.plugins.module_utils._api_keys import list_api_keys
+from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
+
+
+def run(neon):
+    name, key_id = neon.params["name"], neon.params["id"]
+    keys = [key for key in list_api_keys(neon.client)
+            if (name is None or key.get("name") == name) and (key_id is None or key.get("id") == key_id)]
+    return dict(changed=False, api_keys=keys)
+
+
+def main():
+    NeonModule(
+        argument_spec=dict(
+            name=dict(type="str"),
+            id=dict(type="int"),
+        ),
+        supports_check_mode=True,
+    ).run(run)
+
+
+if __name__ == "__main__":
+    main()
