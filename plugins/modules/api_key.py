@@ -18,7 +18,7 @@ description:
     is left alone; with O(state=absent) every active key of that name is revoked.
   - A new key's secret is returned once, in RV(key), by the run that created it. The service cannot
     show it again, so register the result under C(no_log) and store the secret right away.
-  - A create request whose answer was lost (connection dropped, gateway error) is never repeated blindly:
+  - A create request whose answer was lost (connection dropped, gateway error) is never repeated blindly;
     the keys are listed again to see whether it was carried out, so a key is never created twice.
 author:
   - neon.cloud contributors
