@@ -54,7 +54,7 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    details: Nothing is created or revoked; RV(changed) and the diff tell what would be.
+    details: Nothing is created or revoked; C(changed) and the diff tell what would be.
   diff_mode:
     support: full
     details: Shows the ids and names of the keys of that name before and after. Secrets are never in the diff.
