@@ -25,12 +25,10 @@ except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the i
 
 try:
     import requests
-    from requests.adapters import HTTPAdapter
     HAS_REQUESTS = True
     REQUESTS_IMPORT_ERROR = None
 except ImportError as exc:  # pragma: no cover - exercised by the import sanity test
     requests = None
-    HTTPAdapter = object
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = exc
 
