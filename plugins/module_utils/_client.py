@@ -211,8 +211,9 @@ class NeonClient:
             "User-Agent": USER_AGENT,
         })
         # requests rewrites the Authorization header itself on redirects to another host;
-        # the API never redirects, so refuse to follow at all.
-        self.session.max_redirects = 0
+        # the API never redirects, so every request is sent with allow_redirects=False and a
+        # 3xx answer is reported as it is. (max_redirects = 0 would turn it into a bare
+        # TooManyRedirects "connection failed: Exceeded 0 redirects" without the status.)
 
     def use_api_key(self, api_key):
         """Authenticate the following requests with another key (after rotating the current one)."""
