@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import email.utils
+import ipaddress
 import json
 import random
 import time
@@ -339,4 +340,9 @@ def validate_api_url(url, allow_plain_http=False):
 
 def is_loopback(hostname):
     hostname = (hostname or "").lower()
-    return hostname == "localhost" or hostname == "::1" or hostname.startswith("127.")
+    if hostname == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(hostname).is_loopback
+    except ValueError:
+        return False  # a name such as 127.0.0.1.example.com can resolve anywhere
