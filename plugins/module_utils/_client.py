@@ -142,8 +142,11 @@ def _json_or_none(text):
         return None
 
 
-def describe_error(method, path, status, body_text, request_id):
-    """Build the NeonAPIError for a non-2xx answer."""
+def describe_error(method, path, status, body_text, request_id, fallback_id=None):
+    """Build the NeonAPIError for a non-2xx answer.
+
+    The request id shown is the service's (header, else body), else our own ``fallback_id``.
+    """
     payload = _json_or_none(body_text) if body_text else None
     code = api_message = None
     if isinstance(payload, dict):
@@ -152,6 +155,7 @@ def describe_error(method, path, status, body_text, request_id):
         request_id = request_id or payload.get("request_id")
         if api_message is not None and not isinstance(api_message, str):
             api_message = json.dumps(api_message)
+    request_id = request_id or fallback_id
     body_excerpt = None
     if api_message:
         detail = api_message
@@ -290,10 +294,11 @@ class NeonClient:
                                             allow_redirects=False)
         except requests.exceptions.RequestException as exc:
             return self._network_error(method, shown_path, exc, self.timeout, request_id), None
-        reply_id = response.headers.get("x-neon-ret-request-id") or request_id
+        header_id = response.headers.get("x-neon-ret-request-id")
+        reply_id = header_id or request_id
         text = response.text
         if not 200 <= response.status_code < 300:
-            error = describe_error(method, shown_path, response.status_code, text, reply_id)
+            error = describe_error(method, shown_path, response.status_code, text, header_id, request_id)
             return error, parse_retry_after(response.headers.get("Retry-After"))
         try:
             return json.loads(text), None
