@@ -138,7 +138,7 @@ def backoff_delay(attempt, max_delay, rand=random.random):
 def _json_or_none(text):
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: absurdly nested JSON
         return None
 
 
@@ -302,7 +302,7 @@ class NeonClient:
             return error, parse_retry_after(response.headers.get("Retry-After"))
         try:
             return json.loads(text), None
-        except ValueError:
+        except (ValueError, RecursionError):
             # A CDN hiccup or a cut connection: a GET may simply be asked again; a POST or
             # DELETE was carried out, so its caller must find out what happened instead.
             ambiguous = method not in IDEMPOTENT_METHODS
