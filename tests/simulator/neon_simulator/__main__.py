@@ -1,0 +1,88 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2025, neon.cloud collection maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Command line: ``PYTHONPATH=tests/simulator python3 -m neon_simulator --port 0``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import tempfile
+import threading
+
+from .server import Simulator, is_loopback
+
+ENV_API_KEY = "NEON_SIMULATOR_API_KEY"
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="python3 -m neon_simulator",
+                                     description="Local simulator of Neon's control-plane HTTP API v2.")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=0, help="port to listen on (default 0: any free port)")
+    parser.add_argument("--api-key", help="bootstrap API key (default: $%s, else a generated one)" % ENV_API_KEY)
+    parser.add_argument("--seed", type=int, default=1, help="seed of the generated data (default 1)")
+    parser.add_argument("--url-file", help="write the API URL to this file once listening (atomically)")
+    parser.add_argument("--rate-limit", type=float, default=None,
+                        help="answer 429 past N requests per second per route (default: off)")
+    parser.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
+    parser.add_argument("--log-requests", action="store_true", help="log every request on stderr")
+    parser.add_argument("--only-bootstrap-key", action="store_true",
+                        help="seed no API key besides the bootstrap one")
+    return parser
+
+
+def _write_atomically(path, text):
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(prefix=".neon-simulator-", dir=directory)
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    if not args.allow_remote and not is_loopback(args.host):
+        print("refusing to listen on non-loopback host %s (use --allow-remote)" % args.host, file=sys.stderr)
+        return 2
+    if args.rate_limit is not None and args.rate_limit <= 0:
+        print("--rate-limit must be positive", file=sys.stderr)
+        return 2
+    api_key = args.api_key or os.environ.get(ENV_API_KEY) or None
+    simulator = Simulator(api_key=api_key, seed=args.seed, host=args.host, port=args.port,
+                          rate_limit=args.rate_limit, allow_remote=args.allow_remote,
+                          log_requests=args.log_requests, extra_keys=not args.only_bootstrap_key)
+    stopping = threading.Event()
+
+    def _stop(_signum, _frame):
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    url = simulator.start()
+    try:
+        if api_key is None:
+            print("NEON_API_KEY=%s" % simulator.api_key, flush=True)
+        print("NEON_API_URL=%s" % url, flush=True)
+        print("NEON_SIM_DEMO_PROJECT=%s" % simulator.demo_project_id, flush=True)
+        print("NEON_SIM_CONTROL_URL=%s" % simulator.control_url, flush=True)
+        if args.url_file:
+            _write_atomically(args.url_file, url + "\n")
+        while not stopping.wait(0.5):
+            pass
+    finally:
+        simulator.stop()
+        if args.url_file and os.path.exists(args.url_file):
+            os.unlink(args.url_file)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2025, neon.cloud collection maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Records held by the simulator: API keys, projects and operations.
+
+An operation does not change by itself: it stores its timeline (creation,
+start of running, failures, start of cancelling, end) and its status is
+computed from the clock whenever it is rendered.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from .clock import iso_micro, iso_seconds, iso_seconds_or_none, us_from_seconds
+
+SUCCESS_STATUSES = ("finished", "skipped")
+FAILURE_STATUSES = ("failed", "error", "cancelled")
+END_STATUSES = SUCCESS_STATUSES + FAILURE_STATUSES
+IN_PROGRESS_STATUSES = ("scheduling", "running", "cancelling")
+ALL_STATUSES = IN_PROGRESS_STATUSES + END_STATUSES
+
+# Actions that concern a compute endpoint (the operation carries endpoint_id).
+ENDPOINT_ACTIONS = frozenset((
+    "apply_config", "check_availability", "create_compute", "start_compute", "suspend_compute",
+))
+
+DEFAULT_ERRORS = {
+    "failed": "operation failed: compute node did not become ready in time",
+    "error": "internal error: pageserver request failed: connection reset by peer",
+}
+_MAX_RETRY_WAIT_US = 1000000
+_MAX_CANCELLING_US = 2000000
+
+
+class Operation:
+    """One control-plane operation and its timeline (integer microseconds)."""
+
+    __slots__ = ("id", "project_id", "branch_id", "endpoint_id", "action", "outcome", "error",
+                 "created_us", "run_us", "end_us", "cancel_us", "failure_us", "created_at")
+
+    def __init__(self, op_id, project_id, branch_id, endpoint_id, action, created_us,
+                 scheduling, duration, outcome="finished", failures_count=None, error=None):
+        if outcome not in END_STATUSES:
+            raise ValueError("outcome must be one of %s" % ", ".join(END_STATUSES))
+        self.id = op_id
+        self.project_id = project_id
+        self.branch_id = branch_id
+        self.endpoint_id = endpoint_id
+        self.action = action
+        self.outcome = outcome
+        failing = outcome in ("failed", "error")
+        if failures_count is None:
+            failures_count = 1 if failing else 0
+        self.error = error if error is not None else DEFAULT_ERRORS.get(outcome, "transient failure, retrying")
+        duration = max(float(duration), 0.0)
+        scheduling = min(max(float(scheduling), 0.0), duration)
+        self.created_us = created_us
+        self.created_at = iso_seconds(created_us)
+        self.run_us = created_us + us_from_seconds(scheduling)
+        self.end_us = max(created_us + us_from_seconds(duration), self.run_us)
+        span = self.end_us - self.run_us
+        if failing and failures_count:
+            # the last failure is the final one, at the end
+            self.failure_us = tuple(self.run_us + span * k // failures_count
+                                    for k in range(1, failures_count + 1))
+        else:
+            # failures that were retried before the end
+            self.failure_us = tuple(self.run_us + span * k // (failures_count + 1)
+                                    for k in range(1, failures_count + 1))
+        self.cancel_us = None
+        if outcome == "cancelled":
+            self.cancel_us = self.end_us - min(_MAX_CANCELLING_US, span // 3)
+
+    @property
+    def failures_count(self):
+        return len(self.failure_us)
+
+    def is_done(self, now_us):
+        return now_us >= self.end_us
+
+    def status_at(self, now_us):
+        if now_us >= self.end_us:
+            return self.outcome
+        if now_us < self.run_us:
+            return "scheduling"
+        if self.cancel_us is not None and now_us >= self.cancel_us:
+            return "cancelling"
+        return "running"
+
+    def render(self, now_us):
+        """The operation object as the API shows it at ``now_us``."""
+        status = self.status_at(now_us)
+        failures = bisect.bisect_right(self.failure_us, now_us)
+        retry_at = None
+        if status == "scheduling":
+            updated = self.created_us
+        elif status == "running":
+            updated = self.run_us
+            if failures:
+                last = self.failure_us[failures - 1]
+                updated = max(updated, last)
+                following = self.failure_us[failures] if failures < len(self.failure_us) else self.end_us
+                retry_us = last + min(_MAX_RETRY_WAIT_US, (following - last) // 2)
+                if now_us < retry_us:
+                    retry_at = retry_us
+        elif status == "cancelling":
+            updated = self.cancel_us
+        else:
+            updated = self.end_us
+        item = {
+            "id": self.id,
+            "project_id": self.project_id,
+            "branch_id": self.branch_id,
+        }
+        if self.endpoint_id:
+            item["endpoint_id"] = self.endpoint_id
+        item.update({
+            "action": self.action,
+            "status": status,
+            "failures_count": failures,
+            "created_at": self.created_at,
+            "updated_at": iso_seconds(updated),
+            "total_duration_ms": (min(now_us, self.end_us) - self.created_us) // 1000,
+        })
+        if status in ("failed", "error") or (failures and status in IN_PROGRESS_STATUSES):
+            item["error"] = self.error
+        if retry_at is not None:
+            item["retry_at"] = iso_seconds(retry_at)
+        return item
+
+
+class ApiKey:
+    """An API key of the account. The secret never leaves the create response."""
+
+    __slots__ = ("id", "name", "secret", "created_us", "created_by", "revoked", "revoked_us",
+                 "last_used_us", "last_used_from_addr", "bootstrap")
+
+    def __init__(self, key_id, name, secret, created_us, created_by, bootstrap=False):
+        self.id = key_id
+        self.name = name
+        self.secret = secret
+        self.created_us = created_us
+        self.created_by = created_by
+        self.revoked = False
+        self.revoked_us = None
+        self.last_used_us = None
+        self.last_used_from_addr = ""
+        self.bootstrap = bootstrap
+
+    def create_response(self):
+        return {
+            "id": self.id,
+            "key": self.secret,
+            "name": self.name,
+            "created_at": iso_seconds(self.created_us),
+            "created_by": self.created_by["id"],
+        }
+
+    def list_item(self):
+        return {
+            "id": self.id,
+            "name": self.name,
+            "created_at": iso_seconds(self.created_us),
+            "created_by": dict(self.created_by),
+            "last_used_at": iso_seconds_or_none(self.last_used_us),
+            "last_used_from_addr": self.last_used_from_addr,
+        }
+
+    def revoke_response(self):
+        return {
+            "id": self.id,
+            "name": self.name,
+            "created_at": iso_seconds(self.created_us),
+            "created_by": self.created_by["id"],
+            "last_used_at": iso_seconds_or_none(self.last_used_us),
+            "last_used_from_addr": self.last_used_from_addr,
+            "revoked": True,
+        }
+
+    def control_item(self):
+        """What /_simulator/keys shows (no secret)."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "revoked": self.revoked,
+            "created_at": iso_seconds(self.created_us),
+            "revoked_at": iso_seconds_or_none(self.revoked_us),
+            "last_used_at": iso_seconds_or_none(self.last_used_us),
+            "bootstrap": self.bootstrap,
+        }
+
+
+class Project:
+    """A project: its list fields plus branches, endpoints and operations.
+
+    Operations are kept sorted by creation time, oldest first; creation times
+    are unique within a project (the microsecond cursor relies on it).
+    """
+
+    __slots__ = ("data", "created_us", "branches", "ops", "op_times", "ops_by_id")
+
+    def __init__(self, data, created_us, branches):
+        self.data = data
+        self.created_us = created_us
+        # list of (branch_id, endpoint_id or None); the first one is the primary branch
+        self.branches = list(branches)
+        self.ops = []
+        self.op_times = []
+        self.ops_by_id = {}
+
+    @property
+    def id(self):
+        return self.data["id"]
+
+    @property
+    def name(self):
+        return self.data["name"]
+
+    def render(self):
+        return dict(self.data)
+
+    def unique_time(self, created_us):
+        """``created_us`` moved forward until no operation of this project has it."""
+        index = bisect.bisect_left(self.op_times, created_us)
+        while index < len(self.op_times) and self.op_times[index] == created_us:
+            created_us += 1
+            index += 1
+        return created_us
+
+    def add_operation(self, op):
+        index = bisect.bisect_right(self.op_times, op.created_us)
+        self.op_times.insert(index, op.created_us)
+        self.ops.insert(index, op)
+        self.ops_by_id[op.id] = op
+
+    def set_operations(self, ops):
+        """Bulk load (seeding): ``ops`` sorted by created_us, unique times."""
+        self.ops = list(ops)
+        self.op_times = [op.created_us for op in self.ops]
+        self.ops_by_id = {op.id: op for op in self.ops}
+
+    def page(self, limit, before_us=None):
+        """Up to ``limit`` operations older than ``before_us``, newest first."""
+        end = len(self.ops) if before_us is None else bisect.bisect_left(self.op_times, before_us)
+        start = max(0, end - limit)
+        return self.ops[start:end][::-1]
+
+
+def pagination_cursor(op):
+    return iso_micro(op.created_us)

@@ -1,0 +1,183 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2025, neon.cloud collection maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The threaded HTTP server and the in-process :class:`Simulator` API."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import threading
+
+from werkzeug.serving import WSGIRequestHandler, make_server
+
+from . import ids
+from .app import API_PREFIX, CONTROL_PREFIX, DropConnection, SimulatorApp
+from .clock import Clock
+from .faults import FaultRegistry
+from .ratelimit import RateLimiter
+from .requestlog import RequestLog
+from .seed import DEMO_PROJECT_NAME
+from .state import State
+
+
+def is_loopback(host):
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class RequestHandler(WSGIRequestHandler):
+    """Werkzeug's handler, quiet by default, able to drop a connection."""
+
+    log_requests = False
+
+    def connection_dropped(self, error, environ=None):
+        # Never try to read another request from this connection; for a
+        # deliberate drop close it now, so the client reads no byte at all.
+        self.close_connection = True
+        if isinstance(error, DropConnection):
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def log_request(self, code="-", size="-"):
+        if self.log_requests:
+            super().log_request(code, size)
+
+
+class VerboseRequestHandler(RequestHandler):
+    log_requests = True
+
+
+class Simulator:
+    """A local Neon API v2 simulator running in a background thread.
+
+    >>> with Simulator(api_key="secret") as sim:
+    ...     requests.get(sim.url + "/projects", headers={"Authorization": "Bearer secret"})
+    """
+
+    def __init__(self, api_key=None, seed=1, host="127.0.0.1", port=0, rate_limit=None, clock=None,
+                 allow_remote=False, log_requests=False, extra_keys=True):
+        if not allow_remote and not is_loopback(host):
+            raise ValueError("refusing to listen on non-loopback host %r (pass allow_remote=True)" % host)
+        self.host = host
+        self.port = port
+        self.api_key = api_key or ids.api_key_secret()
+        self.clock = clock or Clock()
+        self.state = State(self.api_key, seed, self.clock, extra_keys)
+        self.fault_registry = FaultRegistry()
+        self.request_log = RequestLog()
+        self.rate_limiter = RateLimiter(rate_limit) if rate_limit else None
+        self._stop_event = threading.Event()
+        self.app = SimulatorApp(self.state, self.fault_registry, self.request_log, self.rate_limiter,
+                                self._stop_event)
+        self._handler = VerboseRequestHandler if log_requests else RequestHandler
+        self._server = None
+        self._thread = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self):
+        """Start serving in a daemon thread; returns the API base URL."""
+        if self._server is not None:
+            return self.url
+        self._stop_event.clear()
+        try:
+            self._server = make_server(self.host, self.port, self.app, threaded=True,
+                                       request_handler=self._handler)
+        except SystemExit as exc:  # werkzeug exits when it cannot bind
+            raise OSError("cannot listen on %s:%s" % (self.host, self.port)) from exc
+        self.port = self._server.port
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="neon-simulator", daemon=True)
+        self._thread.start()
+        return self.url
+
+    def stop(self):
+        if self._server is None:
+            return
+        self._stop_event.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.stop()
+
+    # ------------------------------------------------------------------ addresses
+    @property
+    def base_url(self):
+        host = "[%s]" % self.host if ":" in self.host else self.host
+        return "http://%s:%d" % (host, self.port)
+
+    @property
+    def url(self):
+        """``http://127.0.0.1:PORT/api/v2``."""
+        return self.base_url + API_PREFIX
+
+    @property
+    def control_url(self):
+        return self.base_url + CONTROL_PREFIX
+
+    @property
+    def headers(self):
+        """Request headers that authenticate with the bootstrap key."""
+        return {"Authorization": "Bearer " + self.api_key, "Accept": "application/json"}
+
+    @property
+    def demo_project_id(self):
+        return self.state.demo_project_id
+
+    @property
+    def demo_project_name(self):
+        return DEMO_PROJECT_NAME
+
+    # ------------------------------------------------------------------ control
+    def reset(self):
+        """Seeded state back (bootstrap key active), no faults, empty request log."""
+        self.app.reset()
+
+    def start_operations(self, project_id, operations=None, **spec):
+        """Start operations now; see README (same fields as the control API).
+
+        ``sim.start_operations(pid, action="create_branch", duration=0.3, outcome="failed", count=2)``
+        or ``sim.start_operations(pid, [{"action": ...}, {...}])``. Returns the operations.
+        """
+        return self.state.start_operations(project_id, operations if operations is not None else [spec])
+
+    def create_project(self, **spec):
+        return self.state.create_project(spec)
+
+    def add_fault(self, **spec):
+        """Add a fault (method, path, count, status, retry_after, latency, body, drop, apply)."""
+        return self.fault_registry.add(spec)
+
+    def faults(self):
+        return self.fault_registry.list()
+
+    def clear_faults(self):
+        return self.fault_registry.clear()
+
+    def requests(self, since=None):
+        """The /api/v2 request log (list of dicts, oldest first)."""
+        return self.request_log.list(since)
+
+    def clear_requests(self):
+        return self.request_log.clear()
+
+    def keys(self):
+        """Every key including revoked ones, without secrets."""
+        return self.state.all_keys()
+
+    def advance_clock(self, seconds):
+        self.clock.advance(seconds)
