@@ -79,10 +79,10 @@ def get_operation(client, project_id, operation_id, deadline=None):
     return operation
 
 
-def list_in_progress(client, project_id):
+def list_in_progress(client, project_id, deadline=None):
     """Every operation of the project that has not ended, newest first (reads the whole list)."""
     return collect(client, operations_path(project_id), "operations", OPERATIONS_PAGE_MAX,
-                   keep=lambda operation: not has_ended(operation), want_cursor=False).items
+                   keep=lambda operation: not has_ended(operation), want_cursor=False, deadline=deadline).items
 
 
 class WaitOutcome:
@@ -171,8 +171,10 @@ class OperationWaiter:
         self._start()
         waited = []
         while True:
+            if waited and self.clock() >= self.deadline:
+                return self._finish(waited)  # what it waited for has ended; no time left to list again
             try:
-                found = list_in_progress(self.client, project_id)
+                found = list_in_progress(self.client, project_id, self.deadline)
             except NeonAPIError as exc:
                 if not exc.retryable or self.clock() >= self.deadline:
                     self.outcome.error = exc
@@ -186,6 +188,9 @@ class OperationWaiter:
             waited.extend(target for target in fresh if target not in waited)
             if not fresh:
                 return self._finish(waited)
+            if self.clock() >= self.deadline:
+                self.outcome.timed_out = True  # listing took the time left: no poll may start now
+                return self._finish(waited)
             outcome = self.wait_for(fresh)
             if outcome.error is not None or outcome.timed_out:
                 return self._finish(waited)
@@ -194,7 +199,9 @@ class OperationWaiter:
         by_project = {}
         for project_id, operation_id in pending:
             by_project.setdefault(project_id, []).append(operation_id)
-        for project_id, operation_ids in by_project.items():
+        for index, (project_id, operation_ids) in enumerate(by_project.items()):
+            if index and self.clock() >= self.deadline:
+                return  # past the deadline only the poll's first request may still start
             if len(operation_ids) == 1:
                 self._read_one(project_id, operation_ids[0])
             else:
@@ -223,7 +230,9 @@ class OperationWaiter:
         cursor = None
         position = 0
         deepest = 0
-        for _page in range(max_pages):
+        for page_number in range(max_pages):
+            if page_number and self.clock() >= self.deadline:
+                break
             data = self.client.get(path, params={"limit": limit, "cursor": cursor}, deadline=self.deadline)
             page = expect_items(data, "operations", "GET", path)
             for operation in page:
@@ -246,5 +255,5 @@ class OperationWaiter:
             deepest = max(deepest, position)  # look deeper next time before falling back to GETs
         self.depth[project_id] = deepest
         for operation_id in operation_ids:
-            if operation_id in wanted:
+            if operation_id in wanted and self.clock() < self.deadline:
                 self._read_one(project_id, operation_id)

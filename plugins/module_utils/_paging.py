@@ -62,7 +62,7 @@ class ListResult:
 
 
 def collect(client, path, item_key, page_size, cursor=None, params=None, max_results=None,
-            keep=None, want_cursor=True, max_pages=MAX_PAGES):
+            keep=None, want_cursor=True, max_pages=MAX_PAGES, deadline=None):
     """Read a cursor-paged list, newest first, and return a ListResult.
 
     ``keep`` filters items client-side; ``max_results`` stops as soon as that many items were
@@ -70,7 +70,11 @@ def collect(client, path, item_key, page_size, cursor=None, params=None, max_res
     service cursor after the last item returned, so a following call neither skips nor repeats
     items. Without a filter the last page is simply asked smaller; with one, stopping inside a
     page costs one extra request that asks the service for a cursor at that item.
+
+    ``deadline`` (a ``client.clock`` value) bounds the client's retries, and no page after the
+    first is asked once it has passed (a retryable NeonAPIError instead).
     """
+    timing = {} if deadline is None else {"deadline": deadline}
     items = []
     used_cursors = set([cursor])
     seen_ids = set()
@@ -80,11 +84,14 @@ def collect(client, path, item_key, page_size, cursor=None, params=None, max_res
             raise PaginationError(
                 "GET %s: gave up after %d pages; the list does not end (page cap)" % (path, max_pages),
                 method="GET", path=path)
+        if deadline is not None and request_count and client.clock() >= deadline:
+            raise NeonAPIError("GET %s: the time limit passed after %d pages" % (path, request_count),
+                               method="GET", path=path, retryable=True)
         limit = page_size
         if max_results and keep is None:
             limit = min(page_size, max_results - len(items))
         query = dict(params or {}, limit=limit, cursor=cursor)
-        data = client.get(path, params=query)
+        data = client.get(path, params=query, **timing)
         request_count += 1
         page = expect_items(data, item_key, "GET", path)
         next_cursor = page_cursor(data, "GET", path)
@@ -104,7 +111,7 @@ def collect(client, path, item_key, page_size, cursor=None, params=None, max_res
                     return ListResult(items, None if at_end else next_cursor, request_count)
                 if not want_cursor:
                     return ListResult(items, None, request_count)
-                exact = client.get(path, params=dict(params or {}, limit=index + 1, cursor=cursor))
+                exact = client.get(path, params=dict(params or {}, limit=index + 1, cursor=cursor), **timing)
                 request_count += 1
                 expect_items(exact, item_key, "GET", path)
                 return ListResult(items, page_cursor(exact, "GET", path), request_count)
