@@ -164,7 +164,7 @@ def describe_error(method, path, status, body_text, request_id, fallback_id=None
         detail = "the service answered a body that is not a JSON error: %s" % body_excerpt
     else:
         detail = "the service answered an empty body"
-    if status == 401:
+    if status == 401 and AUTH_HINT not in detail:
         detail = "%s (%s)" % (detail, AUTH_HINT)
     message = "%s %s failed: HTTP %s: %s" % (method, path, status, detail)
     if request_id:
