@@ -1,0 +1,145 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The AWX credential type (extensions/awx/credential_type.yml) and the playbook that registers it."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import re
+
+import pytest
+
+from conftest import (
+    AWX_NAME_PATTERN,
+    ROOT,
+    SECRET_MASK,
+    ansible_env,
+    load_credential_type,
+    render_credential_env,
+    run,
+    tool,
+)
+
+LIVE_API_URL = "https://console.neon.tech/api/v2"
+KEY = "k" * 20 + "0123456789abcdefghijklmnopqrstuvwxyz0123456789ab"  # 64 characters, like a real key
+
+
+def module_env_names():
+    """The env variables the modules read (plugins/module_utils/_module.py)."""
+    with open(os.path.join(ROOT, "plugins", "module_utils", "_module.py"), encoding="utf-8") as handle:
+        text = handle.read()
+    key = re.search(r'^API_KEY_ENV = "([A-Z_]+)"', text, re.MULTILINE).group(1)
+    url = re.search(r'^API_URL_ENV = "([A-Z_]+)"', text, re.MULTILINE).group(1)
+    return key, url
+
+
+def test_credential_type_is_valid_for_awx():
+    credential_type = load_credential_type()
+    assert set(credential_type) <= {"name", "description", "kind", "inputs", "injectors"}
+    assert credential_type["kind"] == "cloud"
+    fields = credential_type["inputs"]["fields"]
+    ids = [field["id"] for field in fields]
+    labels = [field["label"] for field in fields]
+    assert ids == ["api_key", "api_url"]
+    assert len(set(labels)) == len(labels), "AWX wants unique labels"
+    for field in fields:
+        assert AWX_NAME_PATTERN.match(field["id"])
+        assert field.get("type", "string") in ("string", "boolean")
+        assert set(field) <= {"id", "label", "type", "secret", "help_text", "default", "multiline", "format",
+                              "choices", "ask_at_runtime"}
+    by_id = {field["id"]: field for field in fields}
+    assert by_id["api_key"]["secret"] is True
+    assert not by_id["api_url"].get("secret")
+    assert by_id["api_url"]["default"] == LIVE_API_URL
+    assert credential_type["inputs"]["required"] == ["api_key"]
+    assert set(credential_type["injectors"]) == {"env"}, "only env injectors: nothing in extra_vars or files"
+    for name, template in credential_type["injectors"]["env"].items():
+        assert AWX_NAME_PATTERN.match(name) and not name.startswith("ANSIBLE_")
+        assert all(ord(char) < 128 for char in template)
+
+
+def test_injectors_set_the_env_variables_the_modules_read():
+    credential_type = load_credential_type()
+    env, safe_env = render_credential_env(credential_type, {"api_key": KEY, "api_url": "http://127.0.0.1:8080/api/v2"})
+    key_name, url_name = module_env_names()
+    assert env == {key_name: KEY, url_name: "http://127.0.0.1:8080/api/v2"}
+    # what AWX stores with the job and shows: the key masked, the URL as it is
+    assert safe_env == {key_name: SECRET_MASK, url_name: "http://127.0.0.1:8080/api/v2"}
+
+
+@pytest.mark.parametrize("inputs", [{"api_key": KEY}, {"api_key": KEY, "api_url": ""}])
+def test_an_empty_api_url_means_the_live_service(inputs):
+    env, _safe = render_credential_env(load_credential_type(), inputs)
+    assert env == {"NEON_API_KEY": KEY, "NEON_API_URL": LIVE_API_URL}
+
+
+def test_the_key_is_not_changed_by_rendering():
+    # Jinja renders values as they are: no escaping, no trimming of a key with odd characters
+    odd = "ab{c}%s'\"\\ <x>"
+    env, _safe = render_credential_env(load_credential_type(), {"api_key": odd})
+    assert env["NEON_API_KEY"] == odd
+
+
+FAKE_MODULE = """#!/usr/bin/python
+# WANT_JSON
+# A stand-in for the awx.awx module of the same name: records its arguments.
+import json
+import os
+import sys
+
+with open(sys.argv[1]) as handle:
+    args = json.load(handle)
+record = {"module": %r, "args": dict((k, v) for k, v in args.items() if not k.startswith("_ansible"))}
+with open(os.environ["FAKE_AWX_RECORD"], "a") as handle:
+    handle.write(json.dumps(record) + "\\n")
+print(json.dumps({"changed": True}))
+"""
+
+
+@pytest.fixture
+def fake_awx(tmp_path):
+    """A collections path holding a fake awx.awx whose modules only record their arguments."""
+    base = tmp_path / "collections"
+    modules = base / "ansible_collections" / "awx" / "awx" / "plugins" / "modules"
+    modules.mkdir(parents=True)
+    for name in ("credential_type", "credential"):
+        (modules / (name + ".py")).write_text(FAKE_MODULE % name)
+    return base
+
+
+def run_awx_playbook(tmp_path, collections_path, *extra_args, **env):
+    record = tmp_path / "record.jsonl"
+    environment = ansible_env(tmp_path, collections_path=collections_path, FAKE_AWX_RECORD=record, **env)
+    proc = run([tool("ansible-playbook"), os.path.join(ROOT, "playbooks", "awx_credential_type.yml")] + list(extra_args),
+               cwd=str(tmp_path), env=environment)
+    calls = [json.loads(line) for line in record.read_text().splitlines()] if record.exists() else []
+    return proc, calls
+
+
+def test_playbook_registers_the_type_verbatim(tmp_path, fake_awx):
+    proc, calls = run_awx_playbook(tmp_path, fake_awx)
+    assert [call["module"] for call in calls] == ["credential_type"], proc.stdout
+    args = calls[0]["args"]
+    credential_type = load_credential_type()
+    assert args["name"] == credential_type["name"]
+    assert args["kind"] == "cloud"
+    assert args["state"] == "present"
+    assert args["inputs"] == credential_type["inputs"]
+    # The injector templates reach AWX as templates: Ansible must not have rendered them.
+    assert args["injectors"] == credential_type["injectors"]
+    assert args["injectors"]["env"]["NEON_API_KEY"] == "{{ api_key }}"
+
+
+def test_playbook_creates_a_credential_without_showing_the_key(tmp_path, fake_awx):
+    proc, calls = run_awx_playbook(tmp_path, fake_awx, "-e", json.dumps({"neon_credential_name": "Neon test"}),
+                                   NEON_API_KEY=KEY)
+    assert [call["module"] for call in calls] == ["credential_type", "credential"]
+    args = calls[1]["args"]
+    assert args["name"] == "Neon test"
+    assert args["credential_type"] == load_credential_type()["name"]
+    assert args["inputs"] == {"api_key": KEY, "api_url": LIVE_API_URL}
+    assert KEY not in proc.stdout + proc.stderr

@@ -1,0 +1,75 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""ansible-galaxy: the built tarball is clean, installs, and its modules run from the install."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import sys
+import tarfile
+
+from conftest import ansible_env, galaxy_meta, run, tool
+
+# Nothing of a developer's machine may end up in the published tarball.
+FORBIDDEN_PARTS = {".venv", ".venvs", ".build", "__pycache__", ".git", ".pytest_cache", ".hypothesis", ".ansible",
+                   ".cache", ".tox", ".mypy_cache", ".ruff_cache"}
+FORBIDDEN_PATHS = ("tests/output",)
+FORBIDDEN_SUFFIXES = (".pyc", ".tar.gz", ".retry")
+REQUIRED = ("MANIFEST.json", "FILES.json", "README.md", "meta/runtime.yml", "meta/execution-environment.yml",
+            "requirements.txt", "plugins/modules/api_key.py", "plugins/module_utils/_client.py",
+            "plugins/doc_fragments/api.py", "docs/README.md", "extensions/awx/credential_type.yml")
+
+
+def member_names(tarball):
+    with tarfile.open(str(tarball)) as archive:
+        return [member.name[2:] if member.name.startswith("./") else member.name for member in archive.getmembers()]
+
+
+def test_tarball_has_no_development_files(collection_tarball):
+    names = member_names(collection_tarball)
+    bad = [name for name in names
+           if FORBIDDEN_PARTS.intersection(name.split("/"))
+           or any(name == path or name.startswith(path + "/") for path in FORBIDDEN_PATHS)
+           or name.endswith(FORBIDDEN_SUFFIXES)]
+    assert not bad, "development files in the collection tarball: %s" % bad[:20]
+    missing = [name for name in REQUIRED if name not in names]
+    assert not missing, "missing from the collection tarball: %s" % missing
+
+
+def test_manifest_names_the_collection(collection_tarball):
+    meta = galaxy_meta()
+    with tarfile.open(str(collection_tarball)) as archive:
+        manifest = json.load(archive.extractfile("MANIFEST.json"))
+    info = manifest["collection_info"]
+    assert (info["namespace"], info["name"], info["version"]) == (meta["namespace"], meta["name"], meta["version"])
+
+
+def test_installed_tarball_runs_against_the_simulator(collection_tarball, simulator, tmp_path):
+    install_path = tmp_path / "collections"
+    env = ansible_env(tmp_path)
+    run([tool("ansible-galaxy"), "collection", "install", "--offline", "-p", install_path, collection_tarball],
+        cwd=str(tmp_path), env=env)
+    meta = galaxy_meta()
+    installed = install_path / "ansible_collections" / meta["namespace"] / meta["name"]
+    assert (installed / "MANIFEST.json").exists()
+
+    # Only the installed copy is on the collections path.
+    env = ansible_env(tmp_path, collections_path=install_path, NEON_API_KEY=simulator.key, NEON_API_URL=simulator.url)
+    proc = run([tool("ansible"), "localhost", "-m", "%s.%s.projects_info" % (meta["namespace"], meta["name"]),
+                "-e", "ansible_python_interpreter=%s" % sys.executable],
+               cwd=str(tmp_path), env=env)
+    # the default ad-hoc output: "localhost | SUCCESS => {...}"
+    output = proc.stdout[proc.stdout.index("localhost | "):]
+    status, payload = output.split(" => ", 1)
+    assert status == "localhost | SUCCESS", output[:1000]
+    result, _end = json.JSONDecoder().raw_decode(payload)
+    assert not result.get("failed"), result
+    assert result["changed"] is False
+    projects = result["projects"]
+    assert len(projects) > 10, "the module read only one page: %d projects" % len(projects)
+    if simulator.demo_project:
+        assert simulator.demo_project in [project["id"] for project in projects]
+    assert simulator.key not in proc.stdout + proc.stderr
