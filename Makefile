@@ -12,7 +12,7 @@ SHELL := /bin/bash
 CELL ?= default
 ARGS ?=
 
-.PHONY: help env demo test sanity units integration lint matrix bench simulator changelog clean
+.PHONY: help env demo test sanity units integration ecosystem lint matrix bench simulator changelog clean
 
 help:
 	@sed -n 's/^#   make /make /p; s/^## //p' $(MAKEFILE_LIST)
@@ -24,7 +24,7 @@ env:
 demo:
 	scripts/demo.sh $(ARGS)
 
-## make test         lint + sanity/units/integration on 2.19 and all matrix cells (NEON_TEST_MATRIX=newest: 2.19 + 2.21 only)
+## make test         lint, ecosystem + sanity/units/integration on 2.19 and all matrix cells (NEON_TEST_MATRIX=newest: 2.19 + 2.21 only)
 test:
 	scripts/test.sh
 
@@ -39,6 +39,10 @@ units:
 ## make integration  ansible-test integration --local against a fresh simulator (CELL=...)
 integration:
 	scripts/integration.sh $(CELL) $(ARGS)
+
+## make ecosystem    pytest tests/ecosystem (galaxy build, ansible-runner, EE, AWX, docs) in .venvs/default
+ecosystem:
+	scripts/ecosystem.sh $(ARGS)
 
 ## make lint         ansible-lint, antsibull-changelog lint, antsibull-docs lint, shellcheck
 lint:

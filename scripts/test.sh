@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make test: everything a change has to pass.
-#   default env (Python 3.11 + ansible-core 2.19): lint, sanity, units, integration
+#   default env (Python 3.11 + ansible-core 2.19): lint, sanity, units,
+#                                                   integration, ecosystem (pytest)
 #   newest ansible-core (2.21 on Python 3.13):     sanity, units, integration
 #   the other matrix cells (2.17, 2.18, 2.20) unless NEON_TEST_MATRIX=newest
 # Every step runs even after a failure; a table of results and durations and a
@@ -21,6 +22,7 @@ run_step "lint" "$ROOT/scripts/lint.sh"
 run_step "sanity ac2.19/py3.11" "$ROOT/scripts/ansible-test.sh" default sanity
 run_step "units ac2.19/py3.11" "$ROOT/scripts/ansible-test.sh" default units
 run_step "integration ac2.19/py3.11" "$ROOT/scripts/integration.sh" default
+run_step "ecosystem pytest py3.11" "$ROOT/scripts/ecosystem.sh"
 for cell in "$NEWEST_CELL" "${extra_cells[@]}"; do
     py="$(cell_python "$cell")"
     run_step "env ac$cell/py$py" ensure_env "$cell"
