@@ -120,6 +120,7 @@ class SimulatorApp:
             Rule(CONTROL_PREFIX + "/keys", methods=["GET"], endpoint="keys"),
             Rule(CONTROL_PREFIX + "/projects", methods=["POST"], endpoint="create_project"),
             Rule(CONTROL_PREFIX + "/projects/<project_id>/operations", methods=["POST"], endpoint="start_operations"),
+            Rule(CONTROL_PREFIX + "/projects/<project_id>/history", methods=["POST"], endpoint="add_history"),
             Rule(CONTROL_PREFIX + "/faults", methods=["GET"], endpoint="list_faults"),
             Rule(CONTROL_PREFIX + "/faults", methods=["POST"], endpoint="add_fault"),
             Rule(CONTROL_PREFIX + "/faults", methods=["DELETE"], endpoint="clear_faults"),
@@ -339,6 +340,10 @@ class SimulatorApp:
         body = _json_body(request, required=False)
         specs = body["operations"] if "operations" in body else [body]
         return 201, {"operations": self.state.start_operations(project_id, specs)}
+
+    def _control_add_history(self, request, project_id):
+        body = _json_body(request)
+        return 201, self.state.add_history(project_id, body.get("count"), body.get("days", 30.0), body.get("seed"))
 
     def _control_list_faults(self, request):
         del request

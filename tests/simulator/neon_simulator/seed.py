@@ -170,6 +170,9 @@ def _history_operation(rng, project, created_us, action=None, outcome=None):
                      scheduling, duration, outcome, failures, error)
 
 
+history_operation = _history_operation  # State.add_history
+
+
 def _history(rng, project, count, start_us, end_us, guaranteed=()):
     """``count`` finished-by-now operations spread over [start_us, end_us].
 

@@ -30,10 +30,56 @@ def is_loopback(host):
         return False
 
 
-class RequestHandler(WSGIRequestHandler):
-    """Werkzeug's handler, quiet by default, able to drop a connection."""
+class _NothingLeft:
+    """Stands in for the request stream while Werkzeug drains it after an answer (see below)."""
 
+    @staticmethod
+    def read(size=-1):
+        del size
+        return b""
+
+
+class RequestHandler(WSGIRequestHandler):
+    """Werkzeug's handler, quiet by default, able to drop a connection, with keep-alive.
+
+    Werkzeug 3.x answers every response with ``Connection: close`` and, after each answer,
+    reads whatever the socket still holds; on a kept-alive connection that read would swallow
+    the client's next request. So for a request without a body from an HTTP/1.1 client that did
+    not ask to close (every API request but ``POST /api_keys``), the header is left out and the
+    drain reads nothing: the connection serves the next request, as the live service's does.
+    A request with a body keeps Werkzeug's behaviour (one answer, then close).
+    """
+
+    protocol_version = "HTTP/1.1"
+    # Headers and body leave in two writes: without TCP_NODELAY a kept-alive connection waits
+    # for the client's delayed ACK (about 40 ms) on every answer.
+    disable_nagle_algorithm = True
     log_requests = False
+    _keep_alive = False
+
+    def make_environ(self):
+        environ = super().make_environ()  # wsgi.input is the real stream
+        has_body = self.headers.get("Content-Length", "").strip() not in ("", "0") or \
+            "Transfer-Encoding" in self.headers
+        self._keep_alive = not self.close_connection and not has_body
+        if self._keep_alive:
+            self._request_stream = self.rfile
+            self.rfile = _NothingLeft()
+        return environ
+
+    def run_wsgi(self):
+        try:
+            super().run_wsgi()
+        finally:
+            stream = self.__dict__.pop("_request_stream", None)
+            if stream is not None:
+                self.rfile = stream
+            self._keep_alive = False
+
+    def send_header(self, keyword, value):
+        if self._keep_alive and keyword.lower() == "connection":
+            return  # HTTP/1.1 keeps the connection unless told otherwise
+        super().send_header(keyword, value)
 
     def connection_dropped(self, error, environ=None):
         # Never try to read another request from this connection; for a
@@ -154,6 +200,10 @@ class Simulator:
         or ``sim.start_operations(pid, [{"action": ...}, {...}])``. Returns the operations.
         """
         return self.state.start_operations(project_id, operations if operations is not None else [spec])
+
+    def add_history(self, project_id, count, days=30.0, seed=None):
+        """Add ``count`` ended operations over the past ``days`` days (bulk load, e.g. 10,000 for paging)."""
+        return self.state.add_history(project_id, count, days, seed)
 
     def create_project(self, **spec):
         return self.state.create_project(spec)

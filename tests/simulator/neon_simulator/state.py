@@ -13,6 +13,9 @@ from .clock import Clock, iso_micro
 from .model import END_STATUSES, ENDPOINT_ACTIONS, ApiKey, Operation, Project
 
 KEY_NAME_MAX = 64
+HISTORY_MAX = 100000
+_DAY_US = 86400 * 1000000
+_HOUR_US = 3600 * 1000000
 _NO_ENDPOINT_ACTIONS = ("create_branch", "create_timeline")
 
 
@@ -292,3 +295,34 @@ class State:
                 project.add_operation(op)
             now_us = self.now_us()
             return [op.render(now_us) for op in ops]
+
+    def add_history(self, project_id, count, days=30.0, seed_value=None):
+        """Add ``count`` operations in end states, spread over ``days`` days up to an hour ago.
+
+        A quick bulk load (10,000 operations in well under a second) for paging tests and the
+        benchmark; actions, outcomes and durations are drawn as in the seeded histories
+        (``seed_value`` makes them repeatable). Answers ``{project_id, added, operations}``.
+        """
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= HISTORY_MAX:
+            raise InvalidRequest("count: must be an integer between 1 and %d" % HISTORY_MAX)
+        days = _number({"days": days}, "days", 30.0, 0.001, 3650.0)
+        if seed_value is not None and (isinstance(seed_value, bool) or not isinstance(seed_value, int)):
+            raise InvalidRequest("seed: must be an integer")
+        rng = random.Random(seed_value) if seed_value is not None else random.Random()
+        with self.lock:
+            project = self._project(project_id)
+            end_us = self.now_us() - _HOUR_US
+            start_us = end_us - int(days * _DAY_US)
+            taken = set(project.op_times)
+            times = sorted(rng.randint(start_us, end_us) for _ in range(count))
+            added = []
+            for created_us in times:
+                while created_us in taken:  # creation times stay unique (the cursor relies on it)
+                    created_us += 1
+                taken.add(created_us)
+                op = seed.history_operation(rng, project, created_us)
+                while op.id in project.ops_by_id:
+                    op.id = ids.random_uuid()
+                added.append(op)
+            project.set_operations(sorted(project.ops + added, key=lambda op: op.created_us))
+            return {"project_id": project.id, "added": count, "operations": len(project.ops)}
