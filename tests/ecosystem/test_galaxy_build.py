@@ -15,7 +15,7 @@ from conftest import ansible_env, galaxy_meta, run, tool
 
 # Nothing of a developer's machine may end up in the published tarball.
 FORBIDDEN_PARTS = {".venv", ".venvs", ".build", "__pycache__", ".git", ".pytest_cache", ".hypothesis", ".ansible",
-                   ".cache", ".tox", ".mypy_cache", ".ruff_cache"}
+                   ".cache", ".tox", ".mypy_cache", ".ruff_cache", ".benchmarks"}
 FORBIDDEN_PATHS = ("tests/output",)
 FORBIDDEN_SUFFIXES = (".pyc", ".tar.gz", ".retry")
 REQUIRED = ("MANIFEST.json", "FILES.json", "README.md", "meta/runtime.yml", "meta/execution-environment.yml",
