@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from conftest import BIN_DIR, ROOT, load_credential_type, render_credential_env, tool
+from ecosystem_support import BIN_DIR, ROOT, load_credential_type, render_credential_env, tool
 
 try:
     import ansible_runner

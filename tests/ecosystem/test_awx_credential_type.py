@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from conftest import (
+from ecosystem_support import (
     AWX_NAME_PATTERN,
     ROOT,
     SECRET_MASK,

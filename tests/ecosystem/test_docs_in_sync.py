@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from ecosystem_support import ROOT
 
 GENERATOR = os.path.join(ROOT, "scripts", "gen_module_docs.py")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")

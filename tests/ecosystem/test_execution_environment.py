@@ -20,7 +20,7 @@ import sys
 
 import yaml
 
-from conftest import ROOT, ansible_env, galaxy_meta, run, tool
+from ecosystem_support import ROOT, ansible_env, galaxy_meta, run, tool
 
 EE_DEFINITION = """---
 version: 3
