@@ -21,7 +21,7 @@ description:
   - A create request whose answer was lost (connection dropped, gateway error) is never repeated blindly;
     the keys are listed again to see whether it was carried out, so a key is never created twice.
 author:
-  - neon.cloud contributors
+  - neon.cloud maintainers (@neon-cloud)
 options:
   name:
     description:

@@ -16,7 +16,7 @@ description:
   - Revoked keys are not listed. Secrets are never listed; they are shown once, when a key is created
     (see M(neon.cloud.api_key)).
 author:
-  - neon.cloud contributors
+  - neon.cloud maintainers (@neon-cloud)
 options:
   name:
     description:

@@ -20,7 +20,7 @@ description:
     connection. Filters are applied as the pages arrive, and reading stops as soon as O(max_results)
     operations matched.
 author:
-  - neon.cloud contributors
+  - neon.cloud maintainers (@neon-cloud)
 options:
   project_id:
     description:

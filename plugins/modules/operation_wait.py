@@ -20,7 +20,7 @@ description:
     page of the project's operation list per poll, whatever their number."
   - Rate limits, locks, gateway errors and network faults during the wait are retried until O(timeout).
 author:
-  - neon.cloud contributors
+  - neon.cloud maintainers (@neon-cloud)
 options:
   operation_ids:
     description:

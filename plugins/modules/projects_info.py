@@ -17,7 +17,7 @@ description:
   - The service answers 10 projects a page unless asked for more; this module asks for the largest
     page (400 projects), so an account of up to 400 projects costs one request.
 author:
-  - neon.cloud contributors
+  - neon.cloud maintainers (@neon-cloud)
 options:
   project_id:
     description:
