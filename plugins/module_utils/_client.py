@@ -55,7 +55,11 @@ class NeonAPIError(Exception):
 
     ``retryable`` tells a caller that keeps trying (operation_wait) whether the fault may
     heal by itself; ``ambiguous`` says a non-idempotent request may have been carried out.
+    ``in_flight`` says no answer came within the timeout: the service may still be carrying
+    the request out, so a listing made now cannot prove that it was not.
     """
+
+    in_flight = False
 
     def __init__(self, message, method=None, path=None, status=None, code=None, api_message=None,
                  request_id=None, attempts=1, elapsed=None, retryable=False, ambiguous=False,
@@ -328,8 +332,10 @@ class NeonClient:
         message = "%s %s failed: %s (request id %s)" % (method, shown_path, what, request_id)
         if ambiguous:
             message += "; the request may have been carried out, so it was not repeated"
-        return NeonAPIError(message, method=method, path=shown_path, request_id=request_id,
-                            retryable=retryable, ambiguous=ambiguous)
+        error = NeonAPIError(message, method=method, path=shown_path, request_id=request_id,
+                             retryable=retryable, ambiguous=ambiguous)
+        error.in_flight = ambiguous and isinstance(exc, requests.exceptions.Timeout)
+        return error
 
 
 def validate_api_url(url, allow_plain_http=False):

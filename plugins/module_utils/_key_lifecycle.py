@@ -56,6 +56,15 @@ def _create_once(neon, name, known_ids):
                     "(state=absent, id=%s) and run the task again, or keep it if its secret is not needed." % (
                         error.message, found.get("id"), name, found.get("id")))
                 neon.fail_from(error, changed=True, api_key=public_record(found))
+            if error.in_flight:
+                # The create may still land after this listing: asking again could make a second key.
+                error.message += (
+                    ". The keys were listed again and no key named %r is there yet, but the service may still be "
+                    "carrying it out, so it was not asked again (that could create a second key). Check with "
+                    "neon.cloud.api_key_info in a moment: run the task again if no key appeared; a key that appears "
+                    "late cannot show its secret, so revoke it or use rotate=true if you need one." % name)
+                error.args = (error.message,)
+                raise error
             if attempt == client.retries:
                 raise
             # The listing shows it was not carried out: asking again cannot make a second key.
