@@ -21,6 +21,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._api_keys import (
 from ansible_collections.neon.cloud.plugins.module_utils._client import NeonAPIError
 
 NEW_KEY_PLACEHOLDER = "(new)"
+NOT_REPEATED = "; the request may have been carried out, so it was not repeated"  # _client.py's note
 
 
 def _named(keys, name):
@@ -41,6 +42,7 @@ def _with_diff(neon, result, before, after):
 def _create_once(neon, name, known_ids):
     """Create the key; after an ambiguous failure, list again before deciding anything."""
     client = neon.client
+    started = client.clock()
     for attempt in range(client.retries + 1):
         try:
             return create_api_key(client, name)
@@ -66,9 +68,50 @@ def _create_once(neon, name, known_ids):
                 error.args = (error.message,)
                 raise error
             if attempt == client.retries:
+                if attempt:
+                    # Each attempt was repeated only after a listing proved the previous one was not carried out.
+                    error.message = error.message.replace(NOT_REPEATED, "") + (
+                        ". The keys were listed after each of %d attempts and no key named %r had appeared, so no key "
+                        "was created; gave up after %d attempts over %.1f s" % (
+                            attempt + 1, name, attempt + 1, client.clock() - started))
+                    error.args = (error.message,)
+                    error.attempts = attempt + 1
                 raise
             # The listing shows it was not carried out: asking again cannot make a second key.
     raise NeonAPIError("POST /api_keys was not attempted")  # pragma: no cover - the loop always returns or raises
+
+
+def _revoke_one(client, key, revoked):
+    """Revoke one key, adding it to ``revoked``; the NeonAPIError that stopped it, or None.
+
+    After an answer that leaves the outcome open, the keys are listed: a key no longer listed
+    was revoked, and a key still listed was not, so revoking it again is safe (when the first
+    request lands late after all, the repeat answers 404, which also means revoked).
+    """
+    started = client.clock()
+    for attempt in range(client.retries + 1):
+        try:
+            revoked.append(revoke_api_key(client, key["id"]))
+            return None
+        except NeonAPIError as error:
+            if error.status == 404:
+                if attempt:
+                    revoked.append(dict(public_record(key), revoked=True))  # an earlier attempt did it
+                return None  # revoked meanwhile by someone else: the goal holds
+            if not error.ambiguous:
+                return error
+            if key["id"] not in [item.get("id") for item in list_api_keys(client)]:
+                revoked.append(dict(public_record(key), revoked=True))
+                return None
+            if attempt == client.retries:
+                if attempt:
+                    error.message = error.message.replace(NOT_REPEATED, "") + (
+                        ". The keys were listed after each of %d attempts and key %s was still active; gave up "
+                        "after %d attempts over %.1f s" % (attempt + 1, key["id"], attempt + 1, client.clock() - started))
+                    error.args = (error.message,)
+                    error.attempts = attempt + 1
+                return error
+    return None  # pragma: no cover - the loop always returns
 
 
 def _revoke_all(neon, keys):
@@ -76,14 +119,8 @@ def _revoke_all(neon, keys):
     client = neon.client
     revoked = []
     for key in newest_first(keys):
-        try:
-            revoked.append(revoke_api_key(client, key["id"]))
-        except NeonAPIError as error:
-            if error.status == 404:
-                continue  # revoked meanwhile by someone else: the goal holds
-            if error.ambiguous and key["id"] not in [item.get("id") for item in list_api_keys(client)]:
-                revoked.append(dict(public_record(key), revoked=True))
-                continue
+        error = _revoke_one(client, key, revoked)
+        if error is not None:
             if error.status == 401 and revoked:
                 error.message += (". Keys %s were revoked before this; the key this task authenticates with "
                                   "was probably among them." % ", ".join(str(item.get("id")) for item in revoked))
