@@ -14,7 +14,7 @@ SECRET_FIELD = "key"
 
 
 def _shape_error(method, path, expected, data):
-    return NeonAPIError("%s %s answered an unexpected shape: expected %s, got %s" % (
+    return NeonAPIError("%s %s answered HTTP 200 with JSON of an unexpected shape: expected %s, got %s" % (
         method, path, expected, excerpt(repr(data), 120)), method=method, path=path, status=200)
 
 

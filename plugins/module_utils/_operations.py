@@ -17,7 +17,7 @@ __metaclass__ = type
 import time
 from datetime import datetime
 
-from ansible_collections.neon.cloud.plugins.module_utils._client import NeonAPIError, api_path
+from ansible_collections.neon.cloud.plugins.module_utils._client import NeonAPIError, api_path, excerpt
 from ansible_collections.neon.cloud.plugins.module_utils._paging import OPERATIONS_PAGE_MAX, collect, expect_items, page_cursor
 
 # real-api-notes.md: the live service has more statuses than the contract's four.
@@ -74,7 +74,8 @@ def get_operation(client, project_id, operation_id, deadline=None):
     data = client.get(path, deadline=deadline)
     operation = data.get("operation") if isinstance(data, dict) else None
     if not isinstance(operation, dict) or "id" not in operation:
-        raise NeonAPIError("GET %s answered an unexpected shape: expected an object with 'operation'" % path,
+        raise NeonAPIError("GET %s answered HTTP 200 with JSON of an unexpected shape: expected an object with "
+                           "'operation', got %s" % (path, excerpt(repr(data), 120)),
                            method="GET", path=path, status=200)
     return operation
 

@@ -30,13 +30,14 @@ def expect_items(data, item_key, method, path):
     items = data.get(item_key) if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise NeonAPIError(
-            "%s %s answered an unexpected shape: expected a JSON object with a list %r, got %s" % (
+            "%s %s answered HTTP 200 with JSON of an unexpected shape: expected a JSON object with a list %r, got %s" % (
                 method, path, item_key, excerpt(repr(data), 120)),
             method=method, path=path, status=200)
     for item in items:
         if not isinstance(item, dict) or not isinstance(item.get("id"), (str, int)):
             raise NeonAPIError(
-                "%s %s answered an item without an id in %r: %s" % (method, path, item_key, excerpt(repr(item), 120)),
+                "%s %s answered HTTP 200 with an item without an id in %r: %s" % (
+                    method, path, item_key, excerpt(repr(item), 120)),
                 method=method, path=path, status=200)
     return items
 
