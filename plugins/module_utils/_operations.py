@@ -177,8 +177,12 @@ class OperationWaiter:
             try:
                 found = list_in_progress(self.client, project_id, self.deadline)
             except NeonAPIError as exc:
-                if not exc.retryable or self.clock() >= self.deadline:
+                if not exc.retryable:
                     self.outcome.error = exc
+                    return self._finish(waited)
+                if self.clock() >= self.deadline:
+                    self.outcome.timed_out = True  # transient faults until the end: a timeout, like wait_for's
+                    self.outcome.last_fault = exc
                     return self._finish(waited)
                 self.sleep(min(self.poll_interval, max(0.0, self.deadline - self.clock())))
                 continue

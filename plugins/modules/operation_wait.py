@@ -173,9 +173,12 @@ def targets_from(neon):
 def failure_message(outcome, timeout):
     if outcome.timed_out:
         pending = outcome.pending
-        message = "Timed out after %s s with %d of %d operations still in progress: %s" % (
-            timeout, len(pending), len(outcome.operations),
-            "; ".join(describe_operation(operation.get("id"), operation) for operation in pending))
+        if outcome.operations:
+            message = "Timed out after %s s with %d of %d operations still in progress: %s" % (
+                timeout, len(pending), len(outcome.operations),
+                "; ".join(describe_operation(operation.get("id"), operation) for operation in pending))
+        else:
+            message = "Timed out after %s s: the project's operations could not be listed" % timeout
         if outcome.last_fault is not None:
             message += ". The last poll failed: %s" % outcome.last_fault
         return message
