@@ -340,7 +340,10 @@ class NeonClient:
 
 def validate_api_url(url, allow_plain_http=False):
     """Return an error sentence for an unusable api_url, or None."""
-    parts = urlsplit(url or "")
+    try:
+        parts = urlsplit(url or "")
+    except ValueError:  # such as an unclosed [ of an IPv6 address
+        return "api_url must be an http(s) URL such as %s, got %r" % (DEFAULT_API_URL, url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return "api_url must be an http(s) URL such as %s, got %r" % (DEFAULT_API_URL, url)
     if parts.scheme == "http" and not allow_plain_http and not is_loopback(parts.hostname):

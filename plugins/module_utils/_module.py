@@ -24,6 +24,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._client import (
     validate_api_url,
 )
 
+# Keys are 64 characters of [a-z0-9]; anything but visible ASCII cannot go into the Authorization header.
+API_KEY_PATTERN = re.compile(r"^[\x21-\x7e]+$")
 OPERATION_ID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 API_KEY_ENV = "NEON_API_KEY"
 API_URL_ENV = "NEON_API_URL"
@@ -56,6 +58,10 @@ class NeonModule:
             self.fail("api_retries must be 0 or more, got %s" % self.params["api_retries"])
         if not self.params["api_key"] or not self.params["api_key"].strip():
             self.fail("api_key is empty: set the api_key option or the %s environment variable" % API_KEY_ENV)
+        if not API_KEY_PATTERN.match(self.params["api_key"].strip()):
+            # Never echo it: requests would put the whole header, key included, into its error text.
+            self.fail("api_key contains spaces, line breaks, control or non-ASCII characters, which cannot be sent "
+                      "in an HTTP header; check how the key was copied (its value is not shown)")
         problem = validate_api_url(self.params["api_url"], self.params["api_allow_plain_http"])
         if problem:
             self.fail(problem)
@@ -76,6 +82,8 @@ class NeonModule:
         value = self.params.get(name)
         if value is not None and value <= 0:
             self.fail("%s must be greater than 0, got %s" % (name, value))
+        if value is not None and not value < float("inf"):  # nan or inf: no usable time limit
+            self.fail("%s must be a finite number, got %s" % (name, value))
 
     def require_operation_id(self, value, option):
         if not isinstance(value, str) or not OPERATION_ID_PATTERN.match(value):
