@@ -1,0 +1,229 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Medians, targets and the Markdown tables of the benchmark."""
+
+import datetime
+import os
+import platform
+import statistics
+import sys
+
+try:
+    from importlib import metadata
+except ImportError:  # pragma: no cover - Python < 3.8
+    metadata = None
+
+BEGIN_MARK = "<!-- benchmark results: begin (written by benchmarks/run.py --doc) -->"
+END_MARK = "<!-- benchmark results: end -->"
+
+
+def median(samples, key):
+    return statistics.median(sample[key] for sample in samples)
+
+
+def _version(distribution):
+    if metadata is None:
+        return "?"
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine():
+    try:
+        from ansible.release import __version__ as ansible_core
+    except ImportError:
+        ansible_core = "not installed"
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "nproc": usable,
+        "cpu": cpu_model(),
+        "os": platform.platform(),
+        "python": "%s %s (%s)" % (platform.python_implementation(), platform.python_version(), sys.executable),
+        "ansible-core": ansible_core,
+        "requests": _version("requests"),
+        "urllib3": _version("urllib3"),
+        "werkzeug": _version("werkzeug"),
+        "load average (1, 5, 15 min) at the start": load_average(),
+    }
+
+
+def load_average():
+    return "%.2f %.2f %.2f" % os.getloadavg() if hasattr(os, "getloadavg") else "?"
+
+
+def _yes(flag):
+    return "yes" if flag else "**no**"
+
+
+def _int(value):
+    return "{:,}".format(int(round(value)))
+
+
+class Report:
+    def __init__(self, results, settings):
+        self.results = results
+        self.settings = settings
+        self.rows = []
+        self.verdicts = []  # (target, met)
+
+    def row(self, number, measurement, neon, baseline="", ratio="", target="", met=None):
+        self.rows.append((str(number), measurement, neon, baseline, ratio, target, "" if met is None else _yes(met)))
+        if met is not None:
+            self.verdicts.append((measurement, met))
+
+    # ------------------------------------------------------------------ the four parts
+    def paging(self, data):
+        neon, plain = data["samples"]["neon"], data["samples"]["plain"]
+        runs = len(neon)
+        neon_rate, plain_rate = median(neon, "items_per_s"), median(plain, "items_per_s")
+        ratio = neon_rate / plain_rate
+        paired = statistics.median(a["items_per_s"] / b["items_per_s"] for a, b in zip(neon, plain))
+        title = "Paging: list %s operations of one project, page %d (median of %d)" % (
+            _int(data["total"]), data["page"], runs)
+        self.row(1, title + ": items/s", _int(neon_rate), "%s (plain `requests` loop)" % _int(plain_rate),
+                 "%.2f× (paired runs: %.2f×)" % (ratio, paired), "≥ 0.90×", ratio >= 0.9)
+        made = max(sample["requests"] for sample in neon)
+        server = max(sample["server_requests"] for sample in neon)
+        self.row(1, "Paging: requests made (client / simulator log)", "%d / %d" % (made, server),
+                 "%d / %d" % (max(s["requests"] for s in plain), max(s["server_requests"] for s in plain)), "",
+                 "ceil(N/page) + at most 1 = %d" % data["expected_requests"],
+                 made <= data["expected_requests"] and server == made)
+        items_ok = all(sample["items"] == data["total"] for sample in neon + plain)
+        self.row(1, "Paging: items listed, TCP connections per listing",
+                 "%s, %d" % (_int(neon[0]["items"]), max(s["connections"] for s in neon)),
+                 "%s, %d" % (_int(plain[0]["items"]), max(s["connections"] for s in plain)), "",
+                 "all items, 1 connection",
+                 items_ok and max(s["connections"] for s in neon) == 1)
+        for label, (items, made) in data["early"].items():
+            if label.startswith("max_results"):
+                wanted = int(label.split("=")[1])
+                bound = -(-wanted // data["page"])
+                self.row(1, "Paging stops early: %s" % label, "%d items, %d requests" % (items, made), "", "",
+                         "ceil(%d/%d) = %d requests" % (wanted, data["page"], bound), made <= bound and items == wanted)
+            else:
+                self.row(1, "Paging stops early: filter %s" % label, "%d items, %d requests" % (items, made), "", "",
+                         "first page + 1 (exact cursor) = 2", made <= 2 and items == 10)
+
+    def waiting(self, data):
+        neon, naive = data["samples"]["neon"], data["samples"]["naive"]
+        runs = len(neon)
+        head = "Waiting: %d operations of one project ending over ~%.0f s, poll_interval %g (median of %d)" % (
+            data["count"], data["spread"], data["poll_interval"], runs)
+        neon_requests, naive_requests = median(neon, "requests"), median(naive, "requests")
+        fewer = naive_requests / neon_requests
+        self.row(2, head + ": requests made", _int(neon_requests),
+                 "%s (one GET per pending operation per poll)" % _int(naive_requests),
+                 "%.0f× fewer" % fewer, "≥ 20× fewer", fewer >= 20)
+        server_ok = all(sample["server_requests"] == sample["requests"] for sample in neon)
+        neon_polls, naive_polls = median(neon, "polls"), median(naive, "polls")
+        neon_max, naive_max = max(s["max_per_poll"] for s in neon), max(s["max_per_poll"] for s in naive)
+        self.row(2, "Waiting: polls; requests per poll (mean / max)",
+                 "%s; %.2f / %d" % (_int(neon_polls), neon_requests / neon_polls, neon_max),
+                 "%s; %.0f / %d" % (_int(naive_polls), naive_requests / naive_polls, naive_max), "",
+                 "≤ ceil(pending/%d) + 1 every poll" % data["page"],
+                 all(s["bound_ok"] for s in neon) and server_ok)
+        neon_lag, naive_lag = median(neon, "lag"), median(naive, "lag")
+        worst = max(s["lag"] for s in neon)
+        limit = data["poll_interval"] + 1.0
+        self.row(2, "Waiting: lag from the last operation's end to the wait's return (median; worst)",
+                 "%.2f s; %.2f s" % (neon_lag, worst), "%.2f s; %.2f s" % (naive_lag, max(s["lag"] for s in naive)),
+                 "", "≤ poll_interval + 1 s = %.1f s" % limit, worst <= limit)
+        single = data["single"]
+        self.row(2, "Waiting for one operation (2 s, poll_interval 0.5): requests; polls",
+                 "%d; %d" % (single["requests"], single["polls"]), "", "", "one GET per poll",
+                 single["ended"] and single["requests"] == single["polls"])
+        self.row(2, "Waiting: TCP connections per wait", "%d" % max(s["connections"] for s in neon),
+                 "%d" % max(s["connections"] for s in naive))
+
+    def tasks(self, data):
+        neon, uri = data["samples"]["neon"], data["samples"]["uri"]
+        neon_s, uri_s = statistics.median(neon), statistics.median(uri)
+        ratio = neon_s / uri_s
+        paired = statistics.median(a / b for a, b in zip(neon, uri))
+        self.row(3, "Per task: `ansible localhost -m neon.cloud.projects_info` wall time (median of %d; min)" % len(neon),
+                 "%.3f s; %.3f s" % (neon_s, min(neon)),
+                 "%.3f s; %.3f s (`ansible.builtin.uri`, same GET)" % (uri_s, min(uri)),
+                 "%.2f× (paired runs: %.2f×; min: %.2f×)" % (ratio, paired, min(neon) / min(uri)), "≤ 1.10×",
+                 ratio <= 1.1)
+
+    # ------------------------------------------------------------------ output
+    def table(self):
+        header = ("#", "Measurement", "neon.cloud", "Baseline", "Ratio", "Target", "Met")
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+        lines.extend("| " + " | ".join(row) + " |" for row in self.rows)
+        return "\n".join(lines)
+
+    def imports_table(self, data):
+        lines = [
+            "| Imported | total | collection's own code (compile + run) | `_client.py` (compile + run) |",
+            "|---|---|---|---|",
+        ]
+        for label, samples in data.items():
+            own, client = median(samples, "own"), median(samples, "client")
+            lines.append("| %s | %.1f ms | %s | %s |" % (
+                label, median(samples, "total"), "%.2f ms" % own if own else "-", "%.2f ms" % client if client else "-"))
+        return "\n".join(lines)
+
+    def markdown(self, info, command):
+        parts = []
+        parts.append("Measured %s with `%s`." % (info["date"], command))
+        parts.append("")
+        parts.append("| Machine | |\n|---|---|\n" + "\n".join(
+            "| %s | %s |" % (key, value) for key, value in info.items() if key != "date"))
+        if self.rows:
+            parts.append("")
+            parts.append(self.table())
+        if "imports" in self.results:
+            parts.append("")
+            parts.append("Import time (`python -X importtime -c 'import <module>'`, median of %d; the "
+                         "collection's files compiled from source as in AnsiballZ, libraries from their .pyc):"
+                         % len(next(iter(self.results["imports"].values()))))
+            parts.append("")
+            parts.append(self.imports_table(self.results["imports"]))
+        if self.verdicts:
+            met = sum(1 for _label, flag in self.verdicts if flag)
+            parts.append("")
+            parts.append("Targets met: %d of %d." % (met, len(self.verdicts)))
+        return "\n".join(parts) + "\n"
+
+    def build(self):
+        if "paging" in self.results:
+            self.paging(self.results["paging"])
+        if "waiting" in self.results:
+            self.waiting(self.results["waiting"])
+        if "tasks" in self.results:
+            self.tasks(self.results["tasks"])
+        return self
+
+    @property
+    def missed(self):
+        return [label for label, flag in self.verdicts if not flag]
+
+
+def write_doc(path, block):
+    """Replace the results block of ``path`` (between the markers) with ``block``."""
+    with open(path, encoding="utf-8") as doc:
+        text = doc.read()
+    start, end = text.find(BEGIN_MARK), text.find(END_MARK)
+    if start < 0 or end < start:
+        raise SystemExit("benchmark: %s has no results markers (%s ... %s)" % (path, BEGIN_MARK, END_MARK))
+    text = text[:start + len(BEGIN_MARK)] + "\n" + block + text[end:]
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as doc:
+        doc.write(text)
+    os.replace(tmp, path)

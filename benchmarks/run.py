@@ -1,0 +1,111 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""neon.cloud benchmark: paging, waiting, per-task overhead and import time against the simulator.
+
+    make bench                                  # a fresh simulator from scripts/with-simulator.sh
+    python benchmarks/run.py                    # starts (and stops) its own simulator on 127.0.0.1
+    python benchmarks/run.py --only paging,imports --runs 3
+    python benchmarks/run.py --doc docs/performance.md   # also rewrite the results block there
+
+Needs requests, werkzeug (for a simulator started here) and ansible-core (for the per-task
+and import parts) in the interpreter that runs it. Takes about 2 to 3 minutes; most of it is
+the waiting part (about 20 s a run). Not part of the timed tests. See docs/performance.md.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import report  # noqa: E402  pylint: disable=wrong-import-position
+import scenarios  # noqa: E402  pylint: disable=wrong-import-position
+import simctl  # noqa: E402  pylint: disable=wrong-import-position
+
+PARTS = ("paging", "waiting", "tasks", "imports")
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7,
+                        help="runs of the per-task and import parts, paging does 3 times as many (default 7)")
+    parser.add_argument("--wait-runs", type=int, default=3, help="runs of the waiting part, ~20 s each (default 3)")
+    parser.add_argument("--only", default=",".join(PARTS), help="comma-separated parts: %s" % ", ".join(PARTS))
+    parser.add_argument("--operations", type=int, default=10000, help="operations listed by the paging part")
+    parser.add_argument("--wait-operations", type=int, default=200, help="operations waited for (default 200)")
+    parser.add_argument("--json", metavar="FILE", help="also write every sample as JSON")
+    parser.add_argument("--doc", metavar="FILE", help="rewrite the results block of FILE (docs/performance.md)")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    args = parser.parse_args(argv)
+    args.parts = [part.strip() for part in args.only.split(",") if part.strip()]
+    unknown = [part for part in args.parts if part not in PARTS]
+    if unknown:
+        parser.error("unknown part(s) %s; choose from %s" % (", ".join(unknown), ", ".join(PARTS)))
+    if not 1 <= args.runs <= 50 or not 1 <= args.wait_runs <= 20:
+        parser.error("--runs must be 1-50 and --wait-runs 1-20")
+    if not 1 <= args.operations <= 100000 or not 2 <= args.wait_operations <= 1000:
+        parser.error("--operations must be 1-100000 and --wait-operations 2-1000")
+    return args
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    started = time.monotonic()
+    info = report.machine()
+    collection = simctl.CollectionPath()
+    collection.add_to_sys_path()
+    sim = None
+    results = {}
+    try:
+        if any(part in args.parts for part in ("paging", "waiting", "tasks")):
+            sim = simctl.SimulatorHandle.from_env_or_start()
+            log("benchmark: simulator %s (%s)" % (sim.api_url, "started here" if sim.started_here else "given"))
+        if "paging" in args.parts:
+            log("1. paging (%d runs)" % (3 * args.runs))
+            results["paging"] = scenarios.paging(sim, 3 * args.runs, args.operations, log=log)
+        if "waiting" in args.parts:
+            log("2. waiting (%d runs of ~20 s)" % args.wait_runs)
+            results["waiting"] = scenarios.waiting(sim, args.wait_runs, args.wait_operations, log=log)
+        if "tasks" in args.parts:
+            log("3. per-task overhead (%d runs)" % args.runs)
+            results["tasks"] = scenarios.tasks(sim, collection, args.runs, log=log)
+        if "imports" in args.parts:
+            log("4. import time (%d runs)" % args.runs)
+            results["imports"] = scenarios.imports(collection, args.runs, log=log)
+    finally:
+        if sim is not None:
+            sim.stop()
+        collection.remove()
+
+    info["load average (1, 5, 15 min) at the end"] = report.load_average()
+    command = "make bench" if sim is not None and not sim.started_here else "python benchmarks/run.py"
+    if argv is None and len(sys.argv) > 1:
+        command += " " + " ".join(sys.argv[1:]) if command.startswith("python") else " ARGS='%s'" % " ".join(sys.argv[1:])
+    built = report.Report(results, vars(args)).build()
+    text = built.markdown(info, command)
+    print(text)
+    log("benchmark: %.0f s in all" % (time.monotonic() - started))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump({"machine": info, "results": results}, out, indent=1, default=str)
+    if args.doc:
+        report.write_doc(args.doc, text)
+        log("benchmark: results written to %s" % args.doc)
+    if built.missed:
+        log("benchmark: targets missed: %s" % "; ".join(built.missed))
+        if args.strict:
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

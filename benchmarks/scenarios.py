@@ -1,0 +1,350 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The four measurements. Each one runs the collection's way and its baseline side by side
+in one run, repeats, and keeps every sample (the report takes medians)."""
+
+import math
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+import requests
+import urllib3.connection
+
+END_STATUSES = ("finished", "skipped", "failed", "error", "cancelled")
+NEON_USER_AGENT_PREFIX = "neon.cloud-ansible/"
+
+
+# ---------------------------------------------------------------------- connection counter
+class ConnectionCounter:
+    """Counts new TCP connections opened by urllib3, per thread (for keep-alive checks)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.by_thread = {}
+        self.original = None
+
+    def install(self):
+        if self.original is not None:
+            return
+        self.original = urllib3.connection.HTTPConnection.connect
+        counter = self
+
+        def connect(conn):
+            with counter.lock:
+                ident = threading.get_ident()
+                counter.by_thread[ident] = counter.by_thread.get(ident, 0) + 1
+            return counter.original(conn)
+
+        urllib3.connection.HTTPConnection.connect = connect
+
+    def mine(self):
+        with self.lock:
+            return self.by_thread.get(threading.get_ident(), 0)
+
+
+CONNECTIONS = ConnectionCounter()
+
+
+def _timed(function):
+    started = time.perf_counter()
+    result = function()
+    return result, time.perf_counter() - started
+
+
+# ---------------------------------------------------------------------- 1. paging
+def paging(sim, runs, total=10000, log=print):
+    """List ``total`` operations of one project: the collection's collect() vs a plain loop."""
+    from ansible_collections.neon.cloud.plugins.module_utils._client import NeonClient
+    from ansible_collections.neon.cloud.plugins.module_utils._operations import operations_path
+    from ansible_collections.neon.cloud.plugins.module_utils._paging import OPERATIONS_PAGE_MAX, collect
+
+    CONNECTIONS.install()
+    page = OPERATIONS_PAGE_MAX  # what operation_info asks unless page_size is given
+    project_id = sim.create_project("bench-paging")
+    sim.add_history(project_id, total, seed=1)
+    path = operations_path(project_id)
+
+    def neon(**kwargs):
+        client = NeonClient(sim.api_key, api_url=sim.api_url)
+        try:
+            listed = collect(client, path, "operations", page, **kwargs)
+        finally:
+            client.close()
+        return len(listed.items), client.requests_made
+
+    def plain():
+        session = requests.Session()
+        session.headers.update(sim.headers)
+        items, made, cursor = [], 0, None
+        try:
+            while made < 1000:  # bounded
+                params = {"limit": page}
+                if cursor:
+                    params["cursor"] = cursor
+                answer = session.get(sim.api_url + path, params=params, timeout=30)
+                made += 1
+                answer.raise_for_status()
+                body = answer.json()
+                items.extend(body["operations"])
+                if len(body["operations"]) < page:
+                    break
+                cursor = body["pagination"]["cursor"]
+        finally:
+            session.close()
+        return len(items), made
+
+    ways = {"neon": neon, "plain": plain}
+    for name in ways:  # warm-up: code paths, first connection
+        ways[name]()
+    samples = {name: [] for name in ways}
+    for run in range(runs):
+        for name in (("neon", "plain") if run % 2 == 0 else ("plain", "neon")):
+            sim.clear_requests()
+            before = CONNECTIONS.mine()
+            (items, made), elapsed = _timed(ways[name])
+            samples[name].append({
+                "items": items, "requests": made, "seconds": elapsed, "items_per_s": items / elapsed,
+                "server_requests": len(sim.requests_log()), "connections": CONNECTIONS.mine() - before,
+            })
+        log("  paging run %d/%d: neon.cloud %.0f items/s, plain loop %.0f items/s" % (
+            run + 1, runs, samples["neon"][-1]["items_per_s"], samples["plain"][-1]["items_per_s"]))
+
+    # stopping early: max_results without a filter asks the last page smaller; with a filter
+    # the read stops inside the page (plus one request for the exact cursor there)
+    early = {}
+    early["max_results=2500"] = neon(max_results=2500)
+    early["status=failed, max_results=10"] = neon(max_results=10, keep=lambda op: op.get("status") == "failed")
+    return {"total": total, "page": page, "samples": samples, "early": early,
+            "expected_requests": math.ceil(total / page) + 1}
+
+
+# ---------------------------------------------------------------------- 2. waiting
+def _operation_specs(rng, count, spread):
+    specs = []
+    for _ in range(count):
+        duration = round(rng.uniform(0.5, spread), 3)
+        specs.append({
+            "action": rng.choice(("create_branch", "start_compute", "apply_config", "suspend_compute")),
+            "duration": duration,
+            "scheduling": round(min(0.5, duration / 4), 3),
+            "outcome": rng.choices(("finished", "skipped", "failed"), (90, 5, 5))[0],
+        })
+    return specs
+
+
+def waiting(sim, runs, count=200, spread=20.0, poll_interval=2.0, timeout=90.0, log=print):
+    """Wait for ``count`` operations of one project: OperationWaiter vs one GET per op per poll."""
+    from ansible_collections.neon.cloud.plugins.module_utils._client import NeonClient
+    from ansible_collections.neon.cloud.plugins.module_utils._operations import OperationWaiter
+    from ansible_collections.neon.cloud.plugins.module_utils._paging import OPERATIONS_PAGE_MAX
+
+    CONNECTIONS.install()
+    samples = {"neon": [], "naive": []}
+    for run in range(runs):
+        rng = random.Random(1000 + run)
+        project_id = sim.create_project("bench-wait-%d" % run)
+        sim.add_history(project_id, 500, seed=run)  # older operations behind the ones waited for
+        # the last end falls at a random point of the poll cycle, not always just before a poll
+        specs = _operation_specs(rng, count, spread - rng.uniform(0.0, poll_interval))
+        sim.clear_requests()
+        started_before = time.time()
+        operations = sim.start_operations(project_id, specs)
+        last_end = started_before + max(spec["duration"] for spec in specs)  # earliest it can be
+        ids = [operation["id"] for operation in operations]
+        barrier = threading.Barrier(2)
+        results = {}
+
+        def neon():
+            client = NeonClient(sim.api_key, api_url=sim.api_url)
+            waiter = OperationWaiter(client, timeout, poll_interval)
+            per_poll = []
+            real_poll = waiter._poll  # pylint: disable=protected-access
+
+            def counted_poll(pending):
+                before = client.requests_made
+                try:
+                    return real_poll(pending)
+                finally:
+                    per_poll.append((len(pending), client.requests_made - before))
+
+            waiter._poll = counted_poll  # pylint: disable=protected-access
+            connections_before = CONNECTIONS.mine()
+            barrier.wait()
+            outcome = waiter.wait_for([(project_id, operation_id) for operation_id in ids])
+            done = time.time()
+            client.close()
+            if outcome.error is not None or outcome.timed_out or outcome.pending:
+                raise RuntimeError("the collection's wait did not complete: error=%s timed_out=%s pending=%d" % (
+                    outcome.error, outcome.timed_out, len(outcome.pending)))
+            results["neon"] = {
+                "requests": outcome.requests, "polls": outcome.polls, "lag": done - last_end,
+                "per_poll": per_poll,
+                "max_per_poll": max(made for _pending, made in per_poll),
+                "bound_ok": all(made <= math.ceil(pending / OPERATIONS_PAGE_MAX) + 1 for pending, made in per_poll),
+                "connections": CONNECTIONS.mine() - connections_before,
+            }
+
+        def naive():
+            session = requests.Session()
+            session.headers.update(sim.headers)
+            pending, made, polls, per_poll = list(ids), 0, 0, []
+            deadline = time.monotonic() + timeout
+            connections_before = CONNECTIONS.mine()
+            barrier.wait()
+            while pending and time.monotonic() < deadline:
+                polls += 1
+                still = []
+                for operation_id in pending:
+                    answer = session.get("%s/projects/%s/operations/%s" % (sim.api_url, project_id, operation_id),
+                                         timeout=30)
+                    made += 1
+                    answer.raise_for_status()
+                    if answer.json()["operation"]["status"] not in END_STATUSES:
+                        still.append(operation_id)
+                per_poll.append((len(pending), len(pending)))
+                pending = still
+                if pending:
+                    time.sleep(poll_interval)
+            done = time.time()
+            session.close()
+            if pending:
+                raise RuntimeError("the naive wait timed out with %d pending" % len(pending))
+            results["naive"] = {
+                "requests": made, "polls": polls, "lag": done - last_end, "per_poll": per_poll,
+                "max_per_poll": max(made for _pending, made in per_poll), "bound_ok": None,
+                "connections": CONNECTIONS.mine() - connections_before,
+            }
+
+        errors = []
+
+        def guarded(function):
+            try:
+                function()
+            except Exception as exc:  # pylint: disable=broad-except
+                errors.append(exc)
+                barrier.abort()
+
+        threads = [threading.Thread(target=guarded, args=(function,), name=name)
+                   for name, function in (("neon", neon), ("naive", naive))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout + 30)
+        if errors:
+            raise errors[0]
+        log_entries = sim.requests_log()
+        results["neon"]["server_requests"] = sum(
+            1 for entry in log_entries if entry["user_agent"].startswith(NEON_USER_AGENT_PREFIX))
+        results["naive"]["server_requests"] = len(log_entries) - results["neon"]["server_requests"]
+        for name in samples:
+            samples[name].append(results[name])
+        log("  wait run %d/%d: neon.cloud %d requests in %d polls, lag %.2f s; naive %d requests, lag %.2f s" % (
+            run + 1, runs, results["neon"]["requests"], results["neon"]["polls"], results["neon"]["lag"],
+            results["naive"]["requests"], results["naive"]["lag"]))
+    # one operation: one GET per poll
+    project_id = sim.create_project("bench-wait-one")
+    operation = sim.start_operations(project_id, [{"action": "start_compute", "duration": 2.0}])[0]
+    client = NeonClient(sim.api_key, api_url=sim.api_url)
+    outcome = OperationWaiter(client, 30, 0.5).wait_for([(project_id, operation["id"])])
+    client.close()
+    single = {"requests": outcome.requests, "polls": outcome.polls, "ended": not outcome.pending}
+    log("  wait for one operation: %d requests in %d polls" % (outcome.requests, outcome.polls))
+    return {"count": count, "spread": spread, "poll_interval": poll_interval, "page": OPERATIONS_PAGE_MAX,
+            "samples": samples, "single": single}
+
+
+# ---------------------------------------------------------------------- 3. per-task overhead
+def ansible_executable():
+    here = os.path.join(os.path.dirname(sys.executable), "ansible")
+    return here if os.path.exists(here) else shutil.which("ansible")
+
+
+def tasks(sim, collection, runs, log=print):
+    """Wall time of `ansible localhost -m neon.cloud.projects_info` vs the same GET with uri."""
+    ansible = ansible_executable()
+    if not ansible:
+        raise RuntimeError("no ansible executable next to %s or on PATH" % sys.executable)
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collection.root, ANSIBLE_LOCALHOST_WARNING="False",
+               ANSIBLE_INVENTORY_UNPARSED_WARNING="False", ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0",
+               ANSIBLE_LOCAL_TEMP=os.path.join(collection.root, "ansible-local"),
+               NEON_API_URL=sim.api_url, NEON_API_KEY=sim.api_key)
+    interpreter = ["-e", "ansible_python_interpreter=%s" % sys.executable]
+    uri_args = ('{"url": "%s/projects?limit=400", "return_content": true, '
+                '"headers": {"Authorization": "Bearer %s", "Accept": "application/json"}}' % (sim.api_url, sim.api_key))
+    commands = {
+        # projects_info asks GET /projects?limit=400 (the largest page): one request for this account
+        "neon": [ansible, "localhost", "-m", "neon.cloud.projects_info"] + interpreter,
+        "uri": [ansible, "localhost", "-m", "ansible.builtin.uri", "-a", uri_args] + interpreter,
+    }
+
+    def once(name):
+        (completed), elapsed = _timed(lambda: subprocess.run(
+            commands[name], env=env, cwd=collection.root, capture_output=True, timeout=120, check=False))
+        if completed.returncode != 0 or "SUCCESS" not in completed.stdout.decode("utf-8", "replace"):
+            raise RuntimeError("%s failed (rc %s): %s %s" % (" ".join(commands[name][:4]), completed.returncode,
+                                                             completed.stdout[-600:], completed.stderr[-600:]))
+        return elapsed
+
+    for name in commands:  # warm-up (disk cache, .pyc of ansible itself)
+        once(name)
+    samples = {name: [] for name in commands}
+    for run in range(runs):
+        for name in (("neon", "uri") if run % 2 == 0 else ("uri", "neon")):
+            samples[name].append(once(name))
+        log("  task run %d/%d: projects_info %.3f s, uri %.3f s"
+            % (run + 1, runs, samples["neon"][-1], samples["uri"][-1]))
+    return {"samples": samples, "ansible": ansible}
+
+
+# ---------------------------------------------------------------------- 4. import time
+_IMPORTTIME_RE = re.compile(r"^import time:\s+(\d+)\s+\|\s+(\d+)\s+\|(\s*)(\S+)\s*$")
+
+
+def _importtime(module, collection):
+    env = dict(os.environ, PYTHONPATH=collection.root, PYTHONDONTWRITEBYTECODE="1")
+    completed = subprocess.run([sys.executable, "-X", "importtime", "-c", "import " + module],
+                               env=env, cwd=collection.root, capture_output=True, timeout=60, check=False)
+    if completed.returncode != 0:
+        raise RuntimeError("import %s failed: %s" % (module, completed.stderr.decode("utf-8", "replace")[-800:]))
+    cumulative = {}
+    own_self = client_self = 0
+    for line in completed.stderr.decode("utf-8", "replace").splitlines():
+        match = _IMPORTTIME_RE.match(line)
+        if not match:
+            continue
+        self_us, cumulative_us, name = int(match.group(1)), int(match.group(2)), match.group(4)
+        cumulative.setdefault(name, cumulative_us)
+        if name.startswith("ansible_collections.neon.cloud.plugins."):
+            own_self += self_us
+        if name == "ansible_collections.neon.cloud.plugins.module_utils._client":
+            client_self = self_us
+    return {"total": cumulative.get(module, 0) / 1000.0, "own": own_self / 1000.0, "client": client_self / 1000.0}
+
+
+def imports(collection, runs, log=print):
+    """`python -X importtime` of every module of the collection, of ansible.builtin.uri and of
+    the two big libraries alone. The collection's files have no .pyc (compiled from source, as
+    in AnsiballZ); the installed libraries use theirs."""
+    modules_dir = os.path.join(collection.link, "plugins", "modules")
+    names = sorted(name[:-3] for name in os.listdir(modules_dir) if name.endswith(".py") and name != "__init__.py")
+    targets = [("neon.cloud." + name, "ansible_collections.neon.cloud.plugins.modules." + name) for name in names]
+    targets += [("ansible.builtin.uri", "ansible.modules.uri"),
+                ("requests (alone)", "requests"),
+                ("ansible.module_utils.basic (alone)", "ansible.module_utils.basic"),
+                ("shared client `_client` (alone, with requests)",
+                 "ansible_collections.neon.cloud.plugins.module_utils._client")]
+    result = {}
+    for label, module in targets:
+        _importtime(module, collection)  # warm-up (disk cache)
+        result[label] = [_importtime(module, collection) for _ in range(runs)]
+    log("  imports: %s" % ", ".join("%s %.0f ms" % (label, statistics.median(s["total"] for s in samples))
+                                    for label, samples in result.items()))
+    return result

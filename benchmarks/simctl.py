@@ -1,0 +1,178 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The simulator the benchmark runs against, and the collection made importable.
+
+The simulator runs in its own process, so that its work does not share the benchmark's
+interpreter lock: the one `make bench` started (a loopback NEON_API_URL with NEON_API_KEY), or
+else one this module starts on 127.0.0.1 and stops again. Only a loopback URL is ever used: the
+benchmark sends thousands of requests and must never reach the live service.
+"""
+
+import ipaddress
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from urllib.parse import urlsplit
+
+import requests
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SIMULATOR_DIR = os.path.join(REPO, "tests", "simulator")
+START_TIMEOUT = 30.0
+
+
+def is_loopback_url(url):
+    host = urlsplit(url or "").hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class SimulatorHandle:
+    """API URL, key and control calls of one simulator (started here or given)."""
+
+    def __init__(self, api_url, api_key, process=None, workdir=None):
+        if not is_loopback_url(api_url):
+            raise SystemExit("benchmark: refusing %s: the benchmark runs against the local simulator only "
+                             "(a loopback NEON_API_URL)" % api_url)
+        self.api_url = api_url.rstrip("/")
+        self.api_key = api_key
+        self.base_url = self.api_url[:-len("/api/v2")] if self.api_url.endswith("/api/v2") else self.api_url
+        self.control_url = self.base_url + "/_simulator"
+        self.process = process
+        self.workdir = workdir
+        self.http = requests.Session()
+        self.started_here = process is not None
+
+    @property
+    def headers(self):
+        return {"Authorization": "Bearer " + self.api_key, "Accept": "application/json"}
+
+    # ------------------------------------------------------------------ lifecycle
+    @classmethod
+    def from_env_or_start(cls, python=None):
+        url, key = os.environ.get("NEON_API_URL"), os.environ.get("NEON_API_KEY")
+        if url and key and is_loopback_url(url):
+            handle = cls(url, key)
+            handle.check()
+            return handle
+        if url:
+            print("benchmark: ignoring NEON_API_URL=%s (not a local simulator); starting one" % url,
+                  file=sys.stderr, flush=True)
+        return cls.start(python or sys.executable)
+
+    @classmethod
+    def start(cls, python):
+        workdir = tempfile.mkdtemp(prefix="neon-bench-sim-")
+        url_file = os.path.join(workdir, "url")
+        key = secrets.token_hex(32)
+        env = dict(os.environ, PYTHONPATH=SIMULATOR_DIR + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        log = open(os.path.join(workdir, "simulator.log"), "wb")  # pylint: disable=consider-using-with
+        process = subprocess.Popen(  # pylint: disable=consider-using-with
+            [python, "-m", "neon_simulator", "--host", "127.0.0.1", "--port", "0", "--api-key", key,
+             "--url-file", url_file], stdout=log, stderr=subprocess.STDOUT, env=env)
+        log.close()
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if os.path.exists(url_file) and os.path.getsize(url_file):
+                break
+            if process.poll() is not None:
+                raise SystemExit("benchmark: the simulator exited (status %s); see %s/simulator.log"
+                                 % (process.returncode, workdir))
+            time.sleep(0.05)
+        else:
+            process.terminate()
+            raise SystemExit("benchmark: the simulator did not start within %.0f s" % START_TIMEOUT)
+        time.sleep(0.05)
+        with open(url_file, encoding="utf-8") as handle_file:
+            url = handle_file.readline().strip()
+        url = url.split("=", 1)[1] if url.startswith("NEON_API_URL=") else url
+        handle = cls(url, key, process, workdir)
+        handle.check()
+        return handle
+
+    def check(self):
+        try:
+            answer = self.http.get(self.control_url + "/health", timeout=10)
+        except requests.RequestException as exc:
+            raise SystemExit("benchmark: no simulator at %s: %s" % (self.control_url, exc)) from None
+        if answer.status_code != 200:
+            raise SystemExit("benchmark: %s/health answered HTTP %s" % (self.control_url, answer.status_code))
+
+    def stop(self):
+        self.http.close()
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        if self.workdir:
+            for name in ("url", "simulator.log"):
+                path = os.path.join(self.workdir, name)
+                if os.path.exists(path):
+                    os.unlink(path)
+            os.rmdir(self.workdir)
+
+    # ------------------------------------------------------------------ control API
+    def _control(self, method, path, **kwargs):
+        answer = self.http.request(method, self.control_url + path, timeout=60, **kwargs)
+        if answer.status_code >= 400:
+            raise SystemExit("benchmark: %s %s answered HTTP %s: %s"
+                             % (method, path, answer.status_code, answer.text[:300]))
+        return answer.json()
+
+    def create_project(self, name):
+        return self._control("POST", "/projects", json={"name": name})["id"]
+
+    def add_history(self, project_id, count, seed=None):
+        return self._control("POST", "/projects/%s/history" % project_id,
+                             json={"count": count, "days": 30, "seed": seed})
+
+    def start_operations(self, project_id, specs):
+        return self._control("POST", "/projects/%s/operations" % project_id, json={"operations": specs})["operations"]
+
+    def clear_requests(self):
+        self._control("DELETE", "/requests")
+
+    def requests_log(self):
+        return self._control("GET", "/requests")["requests"]
+
+
+class CollectionPath:
+    """A temporary copy of the collection at ``.../ansible_collections/neon/cloud``.
+
+    Only what a module run needs is copied (galaxy.yml, meta/, plugins/), without .pyc files:
+    the collection's code is compiled from source on import, as it is inside AnsiballZ.
+    """
+
+    PARTS = ("galaxy.yml", "meta", "plugins")
+
+    def __init__(self):
+        self.root = tempfile.mkdtemp(prefix="neon-bench-")
+        self.link = os.path.join(self.root, "ansible_collections", "neon", "cloud")
+        os.makedirs(self.link)
+        for part in self.PARTS:
+            source = os.path.join(REPO, part)
+            if os.path.isdir(source):
+                shutil.copytree(source, os.path.join(self.link, part),
+                                ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            elif os.path.exists(source):
+                shutil.copy2(source, self.link)
+
+    def add_to_sys_path(self):
+        if self.root not in sys.path:
+            sys.path.insert(0, self.root)
+
+    def remove(self):
+        shutil.rmtree(self.root, ignore_errors=True)
