@@ -15,6 +15,7 @@ import email.utils
 import ipaddress
 import json
 import random
+import re
 import time
 import uuid
 
@@ -107,8 +108,19 @@ def query_string(params):
     return urlencode(pairs, quote_via=quote)
 
 
+# An answer can hold a secret: POST /api_keys answers the new key's secret in "key" (a cut or
+# malformed answer is shown as an excerpt), and a proxy's error page may echo the Authorization
+# header. Excerpts never carry them, whole or cut.
+SECRET_PATTERNS = (
+    (re.compile(r"""(["']key["']\s*:\s*["']?)[^"',}\s]*"""), r"\1<redacted>"),
+    (re.compile(r"""(Bearer\s+)[^\s"'<>,;]+""", re.IGNORECASE), r"\1<redacted>"),
+)
+
+
 def excerpt(text, limit=BODY_EXCERPT_CHARS):
     text = " ".join((text or "").split())
+    for pattern, replacement in SECRET_PATTERNS:
+        text = pattern.sub(replacement, text)
     if len(text) > limit:
         return text[:limit] + "..."
     return text
