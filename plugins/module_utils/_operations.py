@@ -48,7 +48,7 @@ def operations_path(project_id, operation_id=None):
 
 def describe_operation(operation_id, operation):
     """One line a user can act on: id, action, status, failures_count and the error text."""
-    if not isinstance(operation, dict):
+    if not isinstance(operation, dict) or "status" not in operation:  # never read (a wait ends with {id, project_id})
         return "%s (status not read yet)" % operation_id
     text = "%s (%s) %s, failures_count %s" % (
         operation_id, operation.get("action", "unknown action"), operation.get("status", "unknown"),
