@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Runs the collection's demo playbook (playbooks/demo.yml) as a user would:
+#   NEON_API_URL=... NEON_API_KEY=... ansible-playbook neon.cloud.demo
+# from a fresh simulator state, and checks that it passes and shows no secret.
+# No `set -x`: the command lines would show the key.
+set -euo pipefail
+
+config="../../integration_config.yml"
+[ -f "$config" ] || { echo "runme.sh: no $config: run the targets with scripts/integration.sh (make integration)" >&2; exit 1; }
+eval "$(python - "$config" <<'PYEOF'
+import shlex, sys, yaml
+with open(sys.argv[1]) as handle:
+    cfg = yaml.safe_load(handle)
+url = cfg["neon_api_url"]
+control = cfg.get("neon_sim_control_url") or url.rstrip("/").rsplit("/api/v2", 1)[0] + "/_simulator"
+for name, value in (("NEON_API_URL", url), ("NEON_API_KEY", cfg["neon_api_key"]), ("CONTROL_URL", control)):
+    print("%s=%s" % (name, shlex.quote(value)))
+PYEOF
+)"
+export NEON_API_URL NEON_API_KEY CONTROL_URL
+export ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_INVENTORY_UNPARSED_WARNING=false
+
+control() {  # control METHOD PATH: the simulator's control API (no auth); prints the JSON answer
+    python - "$CONTROL_URL$2" "$1" <<'PYEOF'
+import sys, urllib.request
+request = urllib.request.Request(sys.argv[1], method=sys.argv[2], data=b"" if sys.argv[2] == "POST" else None)
+with urllib.request.urlopen(request, timeout=10) as response:
+    print(response.read().decode())
+PYEOF
+}
+
+control POST /reset >/dev/null
+out="$(mktemp)"
+trap 'rm -f "$out"' EXIT
+rc=0
+ansible-playbook neon.cloud.demo "$@" >"$out" 2>&1 || rc=$?
+cat "$out"
+[ "$rc" = 0 ] || { echo "FAIL: the demo playbook exited with status $rc" >&2; exit 1; }
+
+python - "$out" <<'PYEOF'
+import json, os, re, sys, urllib.request
+out = open(sys.argv[1]).read()
+recap = re.search(r"^localhost\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", out, re.M)
+assert recap, "no PLAY RECAP for localhost"
+ok, changed, unreachable, failed = map(int, recap.groups())
+assert failed == 0 and unreachable == 0 and ok >= 15, recap.group(0)
+assert changed == 2, "expected 2 changes (key created, key revoked): %s" % recap.group(0)
+for task in ("List every project, across pages", "Wait for the operations it started",
+             "Try to use the revoked key - the service must refuse it with 401"):
+    assert "TASK [%s]" % task in out, "task %r did not run" % task
+assert "37 projects, read in pages of up to 400" in out
+# no secret in the output: neither the bootstrap key nor the key the demo created (64 [a-z0-9])
+assert os.environ["NEON_API_KEY"] not in out, "the API key is in the output"
+leaked = re.findall(r"(?<![a-z0-9])[a-z0-9]{64}(?![a-z0-9])", out)
+assert not leaked, "key-like strings in the output: %s" % leaked[:2]
+# the demo's key was created once and is revoked now
+with urllib.request.urlopen(os.environ["CONTROL_URL"] + "/keys", timeout=10) as response:
+    keys = [k for k in json.load(response)["keys"] if k["name"] == "demo-automation"]
+assert len(keys) == 1 and keys[0]["revoked"], keys
+print("demo: the playbook passed, created and revoked one key, and showed no secret")
+PYEOF
+
