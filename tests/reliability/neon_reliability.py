@@ -1,0 +1,459 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Shared pieces of the reliability suite: the collection as Python and Ansible see it, an
+in-process module runner, the fault classes and the module targets of the fault matrix.
+
+scripts/gen_reliability_report.py imports this file too (FAULTS, TARGETS, MODES) to know what a
+complete run looks like.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import contextlib
+import email.utils
+import importlib
+import io
+import json
+import os
+import re
+import shutil
+import sys
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SIMULATOR_DIR = os.path.join(ROOT, "tests", "simulator")
+RESULTS_ENV = "NEON_RELIABILITY_RESULTS"
+DEFAULT_RESULTS = os.path.join(ROOT, "tests", "output", "reliability", "results.json")
+DOC_PATH = os.path.join(ROOT, "docs", "reliability.md")
+
+# Connection settings of every matrix run: small pauses keep the suite fast; the policy is the same.
+RETRIES = 3  # so a fault that persists costs RETRIES + 1 attempts
+MAX_DELAY = 0.05
+API_TIMEOUT = 1.0
+SLOW_API_TIMEOUT = 0.3  # the "slow" fault answers after SLOW_LATENCY, past this api_timeout
+SLOW_LATENCY = 0.45
+TRANSIENT_COUNT = 2  # faulty answers before the service heals
+PERSISTENT_COUNT = 1000  # never runs out within one task
+WAIT_TIMEOUT = 0.8  # operation_wait's timeout when the fault persists
+WAIT_POLL = 0.1
+OPERATION_DURATION = 0.25
+
+COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", ".venvs", ".build", ".ansible", ".pytest_cache", ".hypothesis",
+                                     "__pycache__", "output")
+
+
+# ---------------------------------------------------------------------------------------------- collection
+
+def collection_parent(base_dir):
+    """A directory holding ansible_collections/neon/cloud (a symlink to the work tree, else a copy)."""
+    namespace_dir = os.path.join(str(base_dir), "ansible_collections", "neon")
+    os.makedirs(namespace_dir, exist_ok=True)
+    link = os.path.join(namespace_dir, "cloud")
+    if not os.path.exists(link):
+        try:
+            os.symlink(ROOT, link)
+        except OSError:
+            shutil.copytree(ROOT, link, ignore=COPY_IGNORE)
+    return str(base_dir)
+
+
+def make_importable(parent):
+    """Let this process import ansible_collections.neon.cloud and the simulator."""
+    for path in (SIMULATOR_DIR, parent):
+        if path not in sys.path:
+            sys.path.insert(0, path)
+
+
+# ---------------------------------------------------------------------------------------------- running modules
+
+class ModuleRun:
+    """What one in-process module run gave: exit code, result dict, raw output, crash text."""
+
+    def __init__(self, rc, stdout, crash, elapsed):
+        self.rc = rc
+        self.stdout = stdout
+        self.crash = crash
+        self.elapsed = elapsed
+        self.result = None
+        if crash is None:
+            try:
+                self.result = json.loads(stdout)
+            except ValueError:
+                self.crash = "module output is not JSON: %r" % stdout[-2000:]
+
+    @property
+    def failed(self):
+        return self.rc != 0 or bool((self.result or {}).get("failed"))
+
+    @property
+    def msg(self):
+        return (self.result or {}).get("msg", "")
+
+    def text(self):
+        """Everything the run produced, for searching secrets and tracebacks."""
+        return self.stdout + (self.crash or "")
+
+    def describe(self):
+        return "rc=%s elapsed=%.2f crash=%s\n%s" % (self.rc, self.elapsed, self.crash, self.stdout[-4000:])
+
+
+def run_module(name, args, check_mode=False, diff=False):
+    """Run plugins/modules/<name>.py's main() in this process, as AnsiballZ would."""
+    from ansible.module_utils.testing import patch_module_args
+
+    module = importlib.import_module("ansible_collections.neon.cloud.plugins.modules.%s" % name)
+    args = dict(args, _ansible_check_mode=check_mode, _ansible_diff=diff, _ansible_verbosity=3)
+    out = io.StringIO()
+    rc = None
+    crash = None
+    started = time.monotonic()
+    with patch_module_args(args), contextlib.redirect_stdout(out):
+        try:
+            module.main()
+            rc = 0
+        except SystemExit as exc:
+            rc = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except Exception:  # pylint: disable=broad-except  # a crash is a result: the test reports it
+            crash = traceback.format_exc()
+    return ModuleRun(rc, out.getvalue(), crash, time.monotonic() - started)
+
+
+def connection_args(sim, slow=False, **extra):
+    args = dict(api_key=sim.api_key, api_url=sim.url, api_retries=RETRIES, api_retry_max_delay=MAX_DELAY,
+                api_timeout=SLOW_API_TIMEOUT if slow else API_TIMEOUT)
+    args.update(extra)
+    return args
+
+
+# ---------------------------------------------------------------------------------------------- normalising
+
+_NORMALISE = (
+    (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"), "<time>"),
+    (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
+    (re.compile(r"over \d+(\.\d+)? s"), "over <t> s"),
+    (re.compile(r"https?://127\.0\.0\.1:\d+"), "<sim>"),
+    (re.compile(r"key \d{6,}"), "key <id>"),
+    (re.compile(r"id=\d{6,}"), "id=<id>"),
+    (re.compile(r"/api_keys/\d+"), "/api_keys/<id>"),
+    (re.compile(r"HTTPConnectionPool\(host='127\.0\.0\.1', port=\d+\)"), "HTTPConnectionPool(<sim>)"),
+    (re.compile(r"\brel-[a-z-]*\d+\b"), "<name>"),
+    (re.compile(r"\b[a-z]+-[a-z]+-\d{8}\b"), "<project>"),
+    (re.compile(r"\b(br|ep)-[a-z]+-[a-z]+-[a-z0-9]{8}\b"), "<\\1>"),
+)
+
+
+def normalise(text, timing=False):
+    """A message without the parts that change from run to run (ids, ports, durations).
+
+    ``timing``: also the attempt counts that depend on timing (a wait's deadline cuts retries short).
+    """
+    text = text or ""
+    for pattern, replacement in _NORMALISE:
+        text = pattern.sub(replacement, text)
+    if timing:
+        text = re.sub(r"; gave up after \d+ attempts over <t> s", "", text)
+        text = re.sub(r"\) (scheduling|running), failures_count", ") <status>, failures_count", text)
+    return _shorten_excerpts(text)
+
+
+_EXCERPT_START = re.compile(r"(not valid JSON: |not a JSON error: |, got )")
+EXCERPT_SHOWN = 48
+
+
+def _shorten_excerpts(text):
+    """Body excerpts cut to their first characters: where the module cut them depends on ids' lengths."""
+    out = []
+    position = 0
+    for match in _EXCERPT_START.finditer(text):
+        if match.start() < position:
+            continue
+        end = text.find(" (request id", match.end())
+        end = len(text) if end < 0 else end
+        body = text[match.end():end]
+        out.append(text[position:match.end()])
+        out.append(body if len(body) <= EXCERPT_SHOWN else body[:EXCERPT_SHOWN] + "...")
+        position = end
+    out.append(text[position:])
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------- fault classes
+
+class FaultClass:
+    def __init__(self, fault_id, label, spec, slow=False):
+        self.id = fault_id
+        self.label = label
+        self._spec = spec
+        self.slow = slow
+
+    def spec(self):
+        spec = dict(self._spec)
+        if spec.get("retry_after") == "<http-date>":
+            spec["retry_after"] = email.utils.formatdate(time.time() + 2, usegmt=True)
+        return spec
+
+
+FAULTS = [
+    FaultClass("429", "HTTP 429, no Retry-After", dict(status=429)),
+    FaultClass("429-ra", "HTTP 429, Retry-After: 1 (seconds)", dict(status=429, retry_after="1")),
+    FaultClass("429-date", "HTTP 429, Retry-After as an HTTP date", dict(status=429, retry_after="<http-date>")),
+    FaultClass("423", "HTTP 423 Locked", dict(status=423)),
+    FaultClass("500", "HTTP 500 (JSON error)", dict(status=500)),
+    FaultClass("502", "HTTP 502 (JSON error)", dict(status=502)),
+    FaultClass("503", "HTTP 503 (JSON error)", dict(status=503)),
+    FaultClass("504", "HTTP 504 (JSON error)", dict(status=504)),
+    FaultClass("drop", "connection dropped, request not carried out", dict(drop=True)),
+    FaultClass("drop-applied", "connection dropped after the service carried it out", dict(drop=True, apply=True)),
+    FaultClass("slow", "answer later than api_timeout (read timeout)", dict(latency=SLOW_LATENCY), slow=True),
+    FaultClass("html", "HTML error page (CDN, HTTP 502)", dict(body="html")),
+    FaultClass("html-200", "HTML page with HTTP 200", dict(body="html", status=200)),
+    FaultClass("empty", "empty body (HTTP 502)", dict(body="empty")),
+    FaultClass("truncated", "truncated JSON (HTTP 200, half the real answer)", dict(body="truncated")),
+    FaultClass("malformed", "malformed JSON (HTTP 200)", dict(body="malformed")),
+    FaultClass("wrongshape", "JSON of the wrong shape (HTTP 200)", dict(body="wrongshape")),
+]
+FAULTS_BY_ID = dict((fault.id, fault) for fault in FAULTS)
+MODES = ("transient", "persistent")
+
+RETRY_ANY_METHOD = ("429", "429-ra", "429-date", "423", "503")
+CARRIED_OUT = ("drop-applied", "truncated")  # the real request ran before the faulty answer
+AMBIGUOUS = ("500", "502", "504", "drop", "slow", "html", "html-200", "empty", "malformed")  # + CARRIED_OUT
+
+FAULT_MESSAGES = {
+    "429": r"HTTP 429: too many requests",
+    "429-ra": r"HTTP 429: too many requests",
+    "429-date": r"HTTP 429: too many requests",
+    "423": r"HTTP 423: project already has running conflicting operations",
+    "500": r"HTTP 500: internal server error",
+    "502": r"HTTP 502: bad gateway",
+    "503": r"HTTP 503: service unavailable",
+    "504": r"HTTP 504: gateway timeout",
+    "drop": r"the connection failed: ",
+    "drop-applied": r"the connection failed: ",
+    "slow": r"no answer within 0\.3 s \(api_timeout\)",
+    "html": r"HTTP 502: the service answered a body that is not a JSON error: <html>.*502 Bad Gateway",
+    "html-200": r"HTTP 200 but the body is not valid JSON: <html>",
+    "empty": r"HTTP 502: the service answered an empty body",
+    "truncated": r"HTTP 200 but the body is not valid JSON: [{\[]",
+    "malformed": r"HTTP 200 but the body is not valid JSON: \{\"operations\": ",
+    "wrongshape": r"HTTP 200 with JSON of an unexpected shape: expected .+, got ",
+}
+
+
+# ---------------------------------------------------------------------------------------------- targets
+
+class Target:
+    """One module doing one kind of request, with the route the fault is put on."""
+
+    def __init__(self, target_id, module, label, method, path, kind, prepare, check, pages=1):
+        self.id = target_id
+        self.module = module
+        self.label = label
+        self.method = method
+        self.path = path  # fnmatch glob of the simulator's fault
+        self.kind = kind  # get | post | delete | wait
+        self.prepare = prepare
+        self.check = check
+        self.pages = pages  # requests to the route when nothing goes wrong
+
+
+_counter = [0]
+
+
+def unique_name(prefix="rel"):
+    """A name no earlier test used (since the last restart_names())."""
+    _counter[0] += 1
+    return "%s-%d" % (prefix, _counter[0])
+
+
+def restart_names():
+    """After a simulator reset: the same test gets the same names (and ids) in every run."""
+    _counter[0] = 0
+
+
+def api(sim, method, path, **kwargs):
+    """A direct request to the simulator's API with the bootstrap key (test set-up only)."""
+    import requests
+    response = requests.request(method, sim.url + path, headers=sim.headers, timeout=10, **kwargs)
+    response.raise_for_status()
+    return response.json()
+
+
+def _prep_key_info(sim, ctx):
+    return {}
+
+
+def _check_key_info(sim, ctx, result):
+    assert [key for key in result["api_keys"] if key["name"] == "bootstrap"], result
+
+
+def _prep_key_list(sim, ctx):
+    return dict(name="bootstrap", state="present")
+
+
+def _check_key_list(sim, ctx, result):
+    assert result["changed"] is False and result["api_key"]["name"] == "bootstrap", result
+    assert "key" not in result
+
+
+def _prep_key_create(sim, ctx):
+    ctx["name"] = unique_name()
+    return dict(name=ctx["name"], state="present")
+
+
+def _check_key_create(sim, ctx, result):
+    assert result["changed"] is True and result["api_key"]["name"] == ctx["name"], result
+    assert re.match(r"^[a-z0-9]{64}$", result["key"]), "no secret in key"
+    assert "key" not in result["api_key"]
+
+
+def _prep_key_revoke(sim, ctx):
+    created = api(sim, "POST", "/api_keys", json={"key_name": unique_name("rel-revoke")})
+    ctx["id"] = created["id"]
+    return dict(id=created["id"], state="absent")
+
+
+def _check_key_revoke(sim, ctx, result):
+    assert result["changed"] is True and [key["id"] for key in result["revoked_keys"]] == [ctx["id"]], result
+    assert [key for key in sim.keys() if key["id"] == ctx["id"]][0]["revoked"] is True
+
+
+def _prep_projects(sim, ctx):
+    return dict(project_id=sim.demo_project_id)
+
+
+def _check_projects(sim, ctx, result):
+    assert [project["id"] for project in result["projects"]] == [sim.demo_project_id], result
+
+
+def _prep_ops_list(sim, ctx):
+    return dict(project_id=sim.demo_project_id, page_size=100, max_results=150)
+
+
+def _check_ops_list(sim, ctx, result):
+    assert len(result["operations"]) == 150 and result["cursor"], result
+    assert len(set(operation["id"] for operation in result["operations"])) == 150
+
+
+def _prep_ops_one(sim, ctx):
+    newest = api(sim, "GET", "/projects/%s/operations" % sim.demo_project_id, params={"limit": 5})["operations"]
+    ctx["operation_id"] = newest[-1]["id"]
+    return dict(project_id=sim.demo_project_id, operation_id=ctx["operation_id"])
+
+
+def _check_ops_one(sim, ctx, result):
+    assert result["operation"]["id"] == ctx["operation_id"], result
+
+
+def _start_operation(sim, ctx):
+    name = unique_name("rel-project")
+    project = sim.create_project(name=name, id="reliability-wait-%08d" % _counter[0])
+    ctx["project_id"] = project["id"]
+    ctx["operation_id"] = sim.start_operations(project["id"], action="create_branch",
+                                               duration=OPERATION_DURATION, scheduling=0.05)[0]["id"]
+
+
+def _prep_wait_ids(sim, ctx):
+    _start_operation(sim, ctx)
+    return dict(project_id=ctx["project_id"], operation_ids=[ctx["operation_id"]], poll_interval=WAIT_POLL)
+
+
+def _prep_wait_idle(sim, ctx):
+    _start_operation(sim, ctx)
+    return dict(project_id=ctx["project_id"], poll_interval=WAIT_POLL)
+
+
+def _check_wait(sim, ctx, result):
+    assert [(operation["id"], operation["status"]) for operation in result["operations"]] == [
+        (ctx["operation_id"], "finished")], result
+    assert result["failed_operations"] == []
+
+
+def _check_wait_idle(sim, ctx, result):
+    """The project is idle; the operation is listed unless it ended before the first listing got through."""
+    assert [(operation["id"], operation["status"]) for operation in result["operations"]] in (
+        [], [(ctx["operation_id"], "finished")]), result
+    status = api(sim, "GET", "/projects/%s/operations/%s" % (ctx["project_id"], ctx["operation_id"]))
+    assert status["operation"]["status"] == "finished"
+
+
+TARGETS = [
+    Target("api_key_info", "api_key_info", "api_key_info: GET /api_keys", "GET", "/api/v2/api_keys", "get",
+           _prep_key_info, _check_key_info),
+    Target("api_key.list", "api_key", "api_key (key exists): GET /api_keys", "GET", "/api/v2/api_keys", "get",
+           _prep_key_list, _check_key_list),
+    Target("api_key.create", "api_key", "api_key (create): POST /api_keys", "POST", "/api/v2/api_keys", "post",
+           _prep_key_create, _check_key_create),
+    Target("api_key.revoke", "api_key", "api_key (state=absent): DELETE /api_keys/{id}", "DELETE",
+           "/api/v2/api_keys/*", "delete", _prep_key_revoke, _check_key_revoke),
+    Target("projects_info", "projects_info", "projects_info: GET /projects", "GET", "/api/v2/projects", "get",
+           _prep_projects, _check_projects),
+    Target("operation_info.list", "operation_info", "operation_info (list, 2 pages): GET .../operations", "GET",
+           "/api/v2/projects/*/operations", "get", _prep_ops_list, _check_ops_list, pages=2),
+    Target("operation_info.one", "operation_info", "operation_info (one): GET .../operations/{id}", "GET",
+           "/api/v2/projects/*/operations/*", "get", _prep_ops_one, _check_ops_one),
+    Target("operation_wait.ids", "operation_wait", "operation_wait (by id): polls GET .../operations/{id}", "GET",
+           "/api/v2/projects/*/operations/*", "wait", _prep_wait_ids, _check_wait),
+    Target("operation_wait.idle", "operation_wait", "operation_wait (project idle): polls GET .../operations",
+           "GET", "/api/v2/projects/*/operations", "wait", _prep_wait_idle, _check_wait_idle),
+]
+TARGETS_BY_ID = dict((target.id, target) for target in TARGETS)
+
+
+# ---------------------------------------------------------------------------------------------- expectations
+
+class Expected:
+    """What the collection must do for one (target, fault, mode)."""
+
+    def __init__(self, outcome, message=None, route_requests=None, keys_created=None, changed=None):
+        self.outcome = outcome  # healed | failed
+        self.message = message  # regex the failure message must match
+        self.route_requests = route_requests  # requests to the faulted route, when deterministic
+        self.keys_created = keys_created  # api_key create: keys the service made with that name
+        self.changed = changed
+
+
+def expected(target, fault_id, mode):
+    transient = mode == "transient"
+    attempts = RETRIES + 1
+    fault_text = FAULT_MESSAGES[fault_id]
+    route = "%s %s" % (target.method, r"/\S+")
+    if fault_id == "wrongshape":  # a 200 of the wrong shape is not a fault that heals by waiting
+        message = r"^%s answered %s" % (route, fault_text)
+        if target.kind == "post":
+            return Expected("failed", message, route_requests=1, keys_created=0)
+        return Expected("failed", message, route_requests=1)
+    if target.kind in ("get", "wait") or fault_id in RETRY_ANY_METHOD:
+        if transient:
+            return Expected("healed", route_requests=None if target.kind == "wait" else TRANSIENT_COUNT + target.pages,
+                            keys_created=1 if target.kind == "post" else None)
+        if target.kind == "wait":
+            waited = (" with 1 of 1 operations still in progress: .*" if target.id == "operation_wait.ids"
+                      else ": the project's operations could not be listed")
+            return Expected("failed", r"^Timed out after %s s%s\. The last poll failed: GET /\S+ failed: %s" % (
+                WAIT_TIMEOUT, waited, fault_text))
+        return Expected("failed", r"^%s failed: %s.*; gave up after %d attempts over \d+\.\d s" % (
+            route, fault_text, attempts), route_requests=attempts, keys_created=0 if target.kind == "post" else None)
+    # POST or DELETE, and a fault after which the request may have been carried out
+    if target.kind == "post":
+        if fault_id in CARRIED_OUT:
+            return Expected("failed", r"^POST /api_keys failed: %s.*the service did create key \d+ .*"
+                                      r"Nothing was created twice" % fault_text,
+                            route_requests=1, keys_created=1, changed=True)
+        if fault_id == "slow":  # still running on the service: asking again could make a second key
+            return Expected("failed", r"^POST /api_keys failed: %s.*may still be carrying it out.*"
+                                      r"was not asked again" % fault_text, route_requests=1, keys_created=1)
+        if transient:
+            return Expected("healed", route_requests=TRANSIENT_COUNT + 1, keys_created=1)
+        return Expected("failed", r"^POST /api_keys failed: %s.*listed after each of %d attempts.*no key was "
+                                  r"created.*over \d+\.\d s" % (fault_text, attempts),
+                        route_requests=attempts, keys_created=0)
+    # DELETE: the keys are listed again; a key still listed is revoked again (a 404 then means done)
+    if transient or fault_id in CARRIED_OUT or fault_id == "slow":
+        return Expected("healed", changed=True)
+    return Expected("failed", r"^DELETE /api_keys/\d+ failed: %s.*listed after each of %d attempts.*still active" % (
+        fault_text, attempts), route_requests=attempts)

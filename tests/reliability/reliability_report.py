@@ -1,0 +1,261 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""docs/reliability.md from the results the reliability suite recorded (results.json).
+
+Every outcome, count and message in the page comes from the run; the only hand-written parts are
+the headings and the sentences that say how to read the tables. Used by test_report.py and by
+scripts/gen_reliability_report.py.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import collections
+
+import neon_reliability as rel
+
+GROUPS = collections.OrderedDict([
+    ("get", ("GET: api_key_info, api_key (listing), projects_info, operation_info (list, one)",
+             ["api_key_info", "api_key.list", "projects_info", "operation_info.list", "operation_info.one"])),
+    ("post", ("POST /api_keys: api_key creating a key", ["api_key.create"])),
+    ("delete", ("DELETE /api_keys/{id}: api_key state=absent", ["api_key.revoke"])),
+    ("wait", ("operation_wait polls (by id, project idle)", ["operation_wait.ids", "operation_wait.idle"])),
+])
+SHORT = {
+    "api_key_info": "api_key_info", "api_key.list": "api_key (list)", "api_key.create": "api_key (create)",
+    "api_key.revoke": "api_key (revoke)", "projects_info": "projects_info", "operation_info.list": "operation_info (list)",
+    "operation_info.one": "operation_info (one)", "operation_wait.ids": "operation_wait (ids)",
+    "operation_wait.idle": "operation_wait (idle)",
+}
+
+
+class IncompleteResults(Exception):
+    pass
+
+
+def matrix_index(results):
+    """{(target, fault, mode): facts}; IncompleteResults unless every combination ran exactly once."""
+    index = {}
+    for facts in results.get("matrix", []):
+        key = (facts["target"], facts["fault"], facts["mode"])
+        if key in index:
+            raise IncompleteResults("%s ran twice" % (key,))
+        index[key] = facts
+    missing = [(target.id, fault.id, mode) for target in rel.TARGETS for fault in rel.FAULTS for mode in rel.MODES
+               if (target.id, fault.id, mode) not in index]
+    if missing:
+        raise IncompleteResults("%d of %d fault scenarios did not run (first: %s); run the whole suite" % (
+            len(missing), len(rel.TARGETS) * len(rel.FAULTS) * len(rel.MODES), missing[0]))
+    return index
+
+
+def _md(text):
+    return (text or "").replace("|", "\\|").replace("\n", " ")
+
+
+def _uniform(values):
+    values = list(values)
+    return values[0] if values and all(value == values[0] for value in values) else None
+
+
+def _group_cell(kind, runs):
+    """What the collection did, in words, for one group of targets in one mode."""
+    outcomes = set(facts["outcome"] for facts in runs)
+    if len(outcomes) > 1:
+        return "mixed: " + ", ".join("%s %s" % (SHORT[facts["target"]], facts["outcome"]) for facts in runs)
+    outcome = outcomes.pop()
+    counted = [facts for facts in runs if facts["counted"]]
+    requests = _uniform(facts["route_requests"] for facts in counted) if counted and len(counted) == len(runs) else None
+    if kind == "post":
+        facts = runs[0]
+        posts = "%d POST" % facts["route_requests"]
+        if outcome == "healed":
+            if facts["listings"] > 1:
+                return "healed: keys listed after each failure, %s, 1 key" % posts
+            return "healed: retried at once, %s, 1 key" % posts
+        if facts["keys_created"] == 1 and facts["changed"]:
+            return "fails: keys listed, the key the service made is reported (its secret was lost), %s, 1 key" % posts
+        if facts["keys_created"] == 1:
+            return "fails: not asked again while the first may still land, %s, 1 key" % posts
+        return "fails clearly, %s, no key" % posts
+    if kind == "delete":
+        facts = runs[0]
+        if outcome == "healed":
+            if facts["listings"] > 1:  # how many DELETE depends on whether the first one had landed
+                return "healed: keys listed after each failure; revoked again while still listed"
+            return "healed: retried at once"
+        if facts["listings"] > 1:
+            return "fails clearly after %d DELETE, each followed by a listing; key still active" % facts["route_requests"]
+        return "fails clearly after %d DELETE; key still active" % facts["route_requests"]
+    if kind == "wait":
+        if outcome == "healed":
+            return "healed within the timeout"
+        if all(facts["message"].startswith("Timed out") for facts in runs):
+            return "times out at %s s, naming the last fault" % rel.WAIT_TIMEOUT
+        return "fails at once"
+    if outcome == "healed":
+        return "healed after %d retries" % runs[0]["faulty_answers"] if _uniform(
+            facts["faulty_answers"] for facts in runs) else "healed"
+    if requests == 1:
+        return "fails at once (not retried)"
+    return "fails after %s attempts" % requests if requests else "fails"
+
+
+def render(results):
+    index = matrix_index(results)
+    matrix = list(index.values())
+    healed = [facts for facts in matrix if facts["outcome"] == "healed"]
+    failed = [facts for facts in matrix if facts["outcome"] == "failed"]
+    unclear = [facts for facts in matrix if facts["traceback"] or (facts["outcome"] == "failed" and not facts["message"])]
+    posts = [facts for facts in matrix if facts["target"] == "api_key.create"]
+    duplicates = sum(facts.get("duplicates", 0) for facts in matrix)
+    transient = [facts for facts in matrix if facts["mode"] == "transient"]
+    persistent = [facts for facts in matrix if facts["mode"] == "persistent"]
+    bad = results.get("bad_input", [])
+    secrets = results.get("secrets", [])
+    other = results.get("other", [])
+    out = []
+    add = out.append
+
+    add("# Reliability: faults, bad input and secrets")
+    add("")
+    add("<!-- Generated by scripts/gen_reliability_report.py from the results of tests/reliability. Do not edit:")
+    add("     run the suite, then scripts/gen_reliability_report.py (or NEON_RELIABILITY_WRITE_DOC=1). -->")
+    add("")
+    add("What the modules do when the service or the network misbehaves, when the input is wrong, and where")
+    add("secrets can show up. Nothing here is a promise written by hand: every outcome, count and message")
+    add("below was recorded by `tests/reliability` running the real modules against the API simulator with")
+    add("injected faults, and the suite fails when this page no longer matches what the modules do.")
+    add("")
+    add("The suite runs each module's `main()` in-process for the fault matrix (the code AnsiballZ runs), and")
+    add("`ansible-playbook -vvv` / `ansible -vvv` for the secret checks. Connection settings of the matrix:")
+    add("`api_retries: %d`, `api_retry_max_delay: %s`, `api_timeout: %s` (`%s` for the slow-answer fault, which" % (
+        rel.RETRIES, rel.MAX_DELAY, rel.API_TIMEOUT, rel.SLOW_API_TIMEOUT))
+    add("answers after %s s); operation_wait `timeout: %s`, `poll_interval: %s` when the fault persists." % (
+        rel.SLOW_LATENCY, rel.WAIT_TIMEOUT, rel.WAIT_POLL))
+    add("A *transient* fault answers %d requests of the route and then heals; a *persistent* one never does." % (
+        rel.TRANSIENT_COUNT))
+    add("")
+    add("## Totals")
+    add("")
+    add("| What | Count |")
+    add("| --- | ---: |")
+    add("| Fault scenarios run (%d module targets x %d fault classes x transient/persistent) | %d |" % (
+        len(rel.TARGETS), len(rel.FAULTS), len(matrix)))
+    add("| ... healed: the task succeeded with the right result | %d |" % len(healed))
+    add("| ... failed clearly: one line naming the request and what went wrong | %d |" % (len(failed) - len(unclear)))
+    add("| ... unclear failures or tracebacks | %d |" % len(unclear))
+    transient_healed = [facts for facts in transient if facts["outcome"] == "healed"]
+    add("| Transient faults healed | %d of %d |" % (len(transient_healed), len(transient)))
+    add("| Persistent faults that failed clearly | %d of %d (the others healed: the request had been carried out) |" % (
+        len([f for f in persistent if f["outcome"] == "failed"]), len(persistent)))
+    add("| Scenarios on POST /api_keys | %d |" % len(posts))
+    add("| **Keys created twice** | **%d** |" % duplicates)
+    add("| **Created keys' secrets shown outside `key`** (searched in every run's output) | **%d** |" % sum(
+        facts.get("secret_leaks", 0) for facts in matrix))
+    add("| Bad-input cases refused with a clear message | %d of %d (%d before any request) |" % (
+        len([case for case in bad if case["failed"] and not case["traceback"]]), len(bad),
+        len([case for case in bad if case["requests"] == 0])))
+    add("| ansible / ansible-playbook runs at -vvv searched for the auth key | %d |" % len(secrets))
+    add("| **Times the auth key was found in their output** | **%d** |" % sum(run["leaks"] for run in secrets))
+    add("| Policy checks (Retry-After, backoff, POST/DELETE sequences, wait bound, paging, unknown values) | %d |" % (
+        len(other)))
+    add("")
+    add("## Fault -> what the collection does")
+    add("")
+    add("Per kind of request; *T* is the transient fault, *P* the persistent one. \"Attempts\" and \"POST\"")
+    add("counts are requests to the faulty route, from the simulator's request log.")
+    add("")
+    add("| Fault | %s |" % " | ".join(label for label, _targets in GROUPS.values()))
+    add("| --- |%s" % (" --- |" * len(GROUPS)))
+    for fault in rel.FAULTS:
+        cells = []
+        for kind, (_label, targets) in GROUPS.items():
+            parts = []
+            for mode, letter in (("transient", "T"), ("persistent", "P")):
+                parts.append("%s: %s" % (letter, _group_cell(kind, [index[(target, fault.id, mode)] for target in targets])))
+            cells.append("<br>".join(parts))
+        add("| %s | %s |" % (_md(fault.label), " | ".join(_md(cell).replace("\\|", "|") for cell in cells)))
+    add("")
+    add("## The whole matrix")
+    add("")
+    add("`ok` healed, `FAIL` failed clearly; the number is the requests to the faulty route where the test pins it.")
+    add("")
+    add("| Fault | %s |" % " | ".join(SHORT[target.id] for target in rel.TARGETS))
+    add("| --- |%s" % (" --- |" * len(rel.TARGETS)))
+    for fault in rel.FAULTS:
+        cells = []
+        for target in rel.TARGETS:
+            marks = []
+            for mode in rel.MODES:
+                facts = index[(target.id, fault.id, mode)]
+                mark = "ok" if facts["outcome"] == "healed" else "FAIL"
+                if facts["counted"]:
+                    mark += " %d" % facts["route_requests"]
+                marks.append(mark)
+            cells.append(" / ".join(marks))
+        add("| %s | %s |" % (_md(fault.label), " | ".join(cells)))
+    add("")
+    add("Each cell is *transient / persistent*.")
+    add("")
+    add("## Messages when the fault persists")
+    add("")
+    add("Request ids, times, ports, key ids and names are replaced by `<...>`.")
+    add("")
+    shown = [("projects_info", "projects_info"), ("api_key.create", "api_key (create)"),
+             ("api_key.revoke", "api_key (revoke)"), ("operation_wait.ids", "operation_wait (ids)")]
+    for fault in rel.FAULTS:
+        add("**%s**" % _md(fault.label))
+        add("")
+        for target, label in shown:
+            facts = index[(target, fault.id, "persistent")]
+            text = facts["message"] if facts["outcome"] == "failed" else "(healed)"
+            add("- %s: `%s`" % (label, text.replace("`", "'")))
+        add("")
+    add("## Bad input")
+    add("")
+    add("| Case | Module | Requests sent | Message |")
+    add("| --- | --- | ---: | --- |")
+    for case in bad:
+        message = case["message"] if case["failed"] else "(accepted)"
+        add("| %s | %s | %d | %s |" % (_md(case["case"]), case["module"], case["requests"], _md(message)))
+    add("")
+    add("## Secrets")
+    add("")
+    add("Each run's whole output (stdout, stderr and the `ANSIBLE_LOG_PATH` log) is searched for every")
+    add("16 characters in a row of the auth key, so an escaped or split copy counts too. The playbook runs")
+    add("every module through success and failure paths (API errors, faults, timeouts, bad input, check and")
+    add("diff mode), with the key from `module_defaults` and from `NEON_API_KEY`. A created key's secret")
+    add("may appear only as the value of `key` in the result of the task that created it.")
+    add("")
+    add("| Run | Exit code | Auth key found | Created secrets shown (only in `key`) |")
+    add("| --- | ---: | ---: | ---: |")
+    for run in secrets:
+        add("| %s | %d | %d | %d |" % (_md(run["run"]), run["rc"], run["leaks"], run["secrets_shown"]))
+    add("")
+    add("Not covered by the collection: `ansible localhost -m ... -a 'api_key=...'` puts the key on the")
+    add("command line, and when such a task fails ansible-core 2.19 prints the task's arguments, key included,")
+    add("in the error's `Origin:` (`test_adhoc_with_the_key_in_the_command_line_args` pins this, strict xfail).")
+    add("Pass the key in `NEON_API_KEY` or `module_defaults`, as docs/authentication.md says.")
+    add("")
+    add("## Policy checks")
+    add("")
+    add("| Check | Outcome | Details |")
+    add("| --- | --- | --- |")
+    for check in other:
+        details = dict((key, value) for key, value in check.items() if key not in ("check", "outcome", "message"))
+        text = "; ".join("%s: %s" % (key, _format(value)) for key, value in sorted(details.items()))
+        if check.get("message"):
+            text = (text + "; " if text else "") + "`%s`" % check["message"].replace("`", "'")
+        add("| %s | %s | %s |" % (_md(check["check"]), check["outcome"], _md(text)))
+    add("")
+    return "\n".join(out)
+
+
+def _format(value):
+    if isinstance(value, list):
+        return ", ".join(" ".join(str(part) for part in item) if isinstance(item, (list, tuple)) else str(item)
+                         for item in value)
+    return str(value)
