@@ -17,12 +17,17 @@ shift 2
 
 pyver="$(cell_python "$cell")"
 venv="$(ensure_env "$cell")"
-dest="$(sync_collection)"
+lock_cell "$cell"
+dest="$(sync_collection "$cell")"
 use_venv "$venv"
 
 args=(--python "$pyver" --python-interpreter "$venv/bin/python" --color no)
 case "$cmd" in
-    sanity) ;;
+    sanity)
+        # ansible-test creates its sanity venvs in ~/.ansible/test/venv without
+        # locking: two first runs at once would delete each other's
+        take_lock "$HOME/.ansible/test/neon-cloud-sanity.lock"
+        ;;
     units)
         args+=(--local)
         if [ ! -d "$dest/tests/unit" ] || [ -z "$(find "$dest/tests/unit" -name 'test_*.py' -print -quit)" ]; then

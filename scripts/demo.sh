@@ -18,6 +18,7 @@ use_venv "$venv"
 cd "$ROOT"
 [ -f "$playbook" ] || die "$playbook does not exist yet"
 
+take_lock "$ROOT/.build/demo.lock"
 rm -rf .build/dist
 log "ansible-galaxy collection build --output-path .build/dist"
 ansible-galaxy collection build --force --output-path .build/dist >&2

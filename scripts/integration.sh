@@ -19,7 +19,8 @@ source "$(dirname "$0")/lib.sh"
 if [ "${1:-}" != "--in-simulator" ]; then
     cell="${1:?usage: integration.sh CELL [ansible-test args]}"
     venv="$(ensure_env "$cell")"
-    dest="$(sync_collection)"
+    lock_cell "$cell"  # held (inherited) until the run below ends
+    dest="$(sync_collection "$cell")"
     if [ -z "$(find "$dest/tests/integration/targets" -mindepth 2 -maxdepth 2 -name aliases -print -quit 2>/dev/null)" ]; then
         log "no integration targets (tests/integration/targets/*/aliases) yet: skipping"
         exit 0
@@ -31,7 +32,7 @@ cell="$1"
 shift
 pyver="$(cell_python "$cell")"
 venv="$ROOT/.venvs/$(cell_venv_name "$cell")"
-dest="$(sync_collection)"
+dest="$(sync_collection "$cell")"
 use_venv "$venv"
 
 # the demo project the simulator seeds: it prints NEON_SIM_DEMO_PROJECT=...

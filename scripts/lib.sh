@@ -52,9 +52,28 @@ ensure_env() {
     echo "$venv"
 }
 
-# sync_collection: refresh the .build/ansible_collections/... copy; prints its path.
+# sync_collection CELL: refresh the cell's copy of the collection,
+# .build/CELL/ansible_collections/neon/cloud; prints its path.
 sync_collection() {
-    python3 "$ROOT/scripts/sync_collection.py"
+    python3 "$ROOT/scripts/sync_collection.py" "${1:?sync_collection CELL}"
+}
+
+# take_lock FILE: hold an exclusive lock on FILE until this shell and the
+# commands it execs exit (the descriptor is inherited); others working in the
+# same tree wait for it (at most NEON_LOCK_WAIT seconds, default 1800).
+take_lock() {
+    local file="$1" fd
+    mkdir -p "$(dirname "$file")"
+    exec {fd}>>"$file"
+    if ! flock -n "$fd"; then
+        log "waiting for ${file#"$ROOT"/}: another run (maybe someone else's) is using it ..."
+        flock -w "${NEON_LOCK_WAIT:-1800}" "$fd" || die "gave up waiting for $file"
+    fi
+}
+
+# lock_cell CELL: exclusive use of the cell's copy under .build/
+lock_cell() {
+    take_lock "$ROOT/.build/${1:?lock_cell CELL}.lock"
 }
 
 # use_venv VENV: put the venv first on PATH (what `activate` does).
@@ -72,30 +91,101 @@ if [ -n "${CI:-}" ]; then
     export ANSIBLE_NOCOLOR=1
 fi
 
-# Step bookkeeping for test.sh / matrix.sh: run_step NAME CMD... runs CMD,
-# records its status and duration and carries on; print_steps prints the table
-# and the closing "steps: N passed, N failed" line; returns 1 if any failed.
-STEP_NAMES=()
-STEP_RESULTS=()
-STEP_SECONDS=()
+# ---- steps and cells, for test.sh and matrix.sh --------------------------
+# run_step NAME CMD...  runs CMD (external commands under `timeout`,
+#   NEON_STEP_TIMEOUT seconds, default 1200), records result and duration in
+#   $STEPS_DIR/$STEP_GROUP and carries on after a failure.
+# run_cells CELL...  runs cell_steps for each cell, NEON_JOBS (default 2) cells
+#   at a time: each cell has its own venv, collection copy, lock and simulator,
+#   so they don't interfere; a cell's output is printed in one piece when it
+#   ends (with NEON_JOBS=1 it streams).
+# print_steps GROUP...  prints the table and the closing
+#   "steps: N passed, N failed" line; returns 1 if any step failed.
+STEPS_DIR="${STEPS_DIR:-}"
+STEP_GROUP=main
+PROGRESS_FD=""
+
+steps_init() {
+    STEPS_DIR="$(mktemp -d "${TMPDIR:-/tmp}/neon-steps.XXXXXX")"
+    export STEPS_DIR
+    # shellcheck disable=SC2064  # expand now: the directory to remove
+    trap "rm -rf '$STEPS_DIR'" EXIT
+}
+
+progress() {
+    printf '==> [%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
+    if [ -n "$PROGRESS_FD" ]; then printf '==> [%s] %s\n' "$(date +%H:%M:%S)" "$*" >&"$PROGRESS_FD"; fi
+}
+
 run_step() {
-    local name="$1" start status=0
+    local name="$1" start status=0 result secs
     shift
     start=$SECONDS
-    printf '\n==> [%s] START %s: %s\n' "$(date +%H:%M:%S)" "$name" "$*" >&2
-    "$@" || status=$?
-    STEP_NAMES+=("$name")
-    STEP_SECONDS+=("$((SECONDS - start))")
-    if [ "$status" -eq 0 ]; then STEP_RESULTS+=(ok); else STEP_RESULTS+=("FAILED($status)"); fi
-    printf '==> [%s] END   %s: %s in %ss\n' "$(date +%H:%M:%S)" "$name" "${STEP_RESULTS[-1]}" "${STEP_SECONDS[-1]}" >&2
+    printf '\n' >&2
+    progress "START $name: $*"
+    if [ "$(type -t "$1")" = file ]; then
+        # bounded: a hung step must not eat CI's 90 minutes (124 = timed out)
+        timeout -k 30 "${NEON_STEP_TIMEOUT:-1200}" "$@" || status=$?
+    else
+        "$@" || status=$?
+    fi
+    secs=$((SECONDS - start))
+    if [ "$status" -eq 0 ]; then result=ok; else result="FAILED($status)"; fi
+    printf '%s\t%s\t%s\n' "$name" "$result" "$secs" >>"$STEPS_DIR/$STEP_GROUP"
+    progress "END   $name: $result in ${secs}s"
     return 0
 }
+
+# cell_steps CELL: the steps of one cell; "default" also runs lint and the
+# ecosystem tests (they need the default env's tools)
+cell_steps() {
+    local cell="$1" py label
+    py="$(cell_python "$cell")"
+    case "$cell" in default) label="ac2.19/py$py" ;; *) label="ac$cell/py$py" ;; esac
+    STEP_GROUP="$cell"
+    run_step "env $label" ensure_env "$cell"
+    if [ "$cell" = default ]; then run_step "lint" "$ROOT/scripts/lint.sh"; fi
+    run_step "sanity $label" "$ROOT/scripts/ansible-test.sh" "$cell" sanity
+    run_step "units $label" "$ROOT/scripts/ansible-test.sh" "$cell" units
+    run_step "integration $label" "$ROOT/scripts/integration.sh" "$cell"
+    if [ "$cell" = default ]; then run_step "ecosystem pytest py$py" "$ROOT/scripts/ecosystem.sh"; fi
+}
+
+run_cells() {
+    local jobs="${NEON_JOBS:-2}" queue i cell
+    [ "$jobs" -ge 1 ] 2>/dev/null || die "NEON_JOBS must be a positive number"
+    if [ "$jobs" -eq 1 ] || [ "$#" -eq 1 ]; then
+        for cell in "$@"; do cell_steps "$cell"; done
+        return 0
+    fi
+    queue="$STEPS_DIR/queue"
+    printf '%s\n' "$@" >"$queue"
+    log "running ${#} cells ($*), $jobs at a time; each cell's output follows when it ends"
+    exec {PROGRESS_FD}>&2
+    for ((i = 0; i < jobs; i++)); do
+        (
+            while :; do
+                cell="$(flock "$queue.lock" sh -c 'head -n 1 "$1"; sed -i 1d "$1"' _ "$queue")"
+                [ -n "$cell" ] || break
+                cell_steps "$cell" >"$STEPS_DIR/log-$cell" 2>&1
+                flock "$STEPS_DIR/print.lock" sh -c 'printf "\n===== output of cell %s =====\n" "$1"; cat "$2"' _ "$cell" "$STEPS_DIR/log-$cell" >&2
+            done
+        ) &
+    done
+    wait
+    exec {PROGRESS_FD}>&-
+    PROGRESS_FD=""
+}
+
 print_steps() {
-    local i passed=0 failed=0
+    local group name result secs passed=0 failed=0
     printf '\n%-36s %-12s %8s\n' "step" "result" "seconds"
-    for i in "${!STEP_NAMES[@]}"; do
-        printf '%-36s %-12s %8s\n' "${STEP_NAMES[$i]}" "${STEP_RESULTS[$i]}" "${STEP_SECONDS[$i]}"
-        if [ "${STEP_RESULTS[$i]}" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    for group in "$@"; do
+        [ -f "$STEPS_DIR/$group" ] || continue
+        while IFS=$'\t' read -r name result secs; do
+            printf '%-36s %-12s %8s\n' "$name" "$result" "$secs"
+            if [ "$result" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+        done <"$STEPS_DIR/$group"
     done
     printf 'steps: %d passed, %d failed\n' "$passed" "$failed"
     [ "$failed" -eq 0 ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mirror the collection's files into .build/ansible_collections/NS/NAME/.
+"""Mirror the collection's files into .build/COPY/ansible_collections/NS/NAME/.
 
 ansible-test and ansible only find a collection below a path that ends in
 ansible_collections/<namespace>/<name>; a symlink does not do for ansible-test
@@ -15,7 +15,12 @@ parents*; without one in the copy it would find this repository's, list the
 copy's files with `git ls-files` there (where .build/ is ignored), see no
 files at all and skip every test ("All targets skipped").
 
-usage: scripts/sync_collection.py   (prints the copy's path)
+Each test environment ("cell": default, 2.17, ... see lib.sh) has its own
+copy, COPY = the cell name, so that runs of different cells (by other people
+working in the same tree) don't share tests/output or integration_config.yml;
+the scripts hold .build/COPY.lock while they use a copy.
+
+usage: scripts/sync_collection.py [COPY]   (default: default; prints the copy's path)
 """
 
 import os
@@ -84,8 +89,11 @@ def same(src, dst):
 
 
 def main():
+    copy = sys.argv[1] if len(sys.argv) > 1 else "default"
+    if not re.match(r"^[A-Za-z0-9_.-]+$", copy):
+        sys.exit("sync_collection.py: bad copy name %r" % copy)
     namespace, name = collection_name()
-    dest = os.path.join(ROOT, ".build", "ansible_collections", namespace, name)
+    dest = os.path.join(ROOT, ".build", copy, "ansible_collections", namespace, name)
     files = source_files()
     copied = removed = 0
     for rel in sorted(files):

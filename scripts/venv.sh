@@ -30,6 +30,14 @@ for f in "$@"; do
     while read -r g; do files+=("$g"); done < <(collect "$f")
 done
 
+# one builder at a time per venv (others may run make in this tree too)
+mkdir -p "$root/.venvs"
+exec {lock_fd}>>"$root/.venvs/$name.lock"
+if ! flock -n "$lock_fd"; then
+    echo "venv.sh: waiting for another process building .venvs/$name ..." >&2
+    flock -w 1800 "$lock_fd" || { echo "venv.sh: gave up waiting for .venvs/$name.lock" >&2; exit 1; }
+fi
+
 python="$("$root/scripts/find-python.sh" "$pyver")"
 hash="$( { "$python" -VV; printf '%s\n' "$@"; cat "${files[@]}"; } | sha256sum | cut -d' ' -f1)"
 
