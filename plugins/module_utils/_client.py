@@ -189,12 +189,16 @@ def describe_error(method, path, status, body_text, request_id, fallback_id=None
     ambiguous = method not in IDEMPOTENT_METHODS and status in RETRY_IDEMPOTENT_ONLY
     if ambiguous:
         message += "; the request may have been carried out, so it was not repeated"
-    return NeonAPIError(
+    error = NeonAPIError(
         message, method=method, path=path, status=status, code=code, api_message=api_message,
         request_id=request_id,
         retryable=status in RETRY_ANY_METHOD or status in RETRY_IDEMPOTENT_ONLY,
         ambiguous=ambiguous, body_excerpt=body_excerpt,
     )
+    # 504: the gateway stopped waiting, not the service, which may still be carrying the request
+    # out - like our own read timeout, a listing made now cannot prove it was not.
+    error.in_flight = ambiguous and status == 504
+    return error
 
 
 def _was_never_sent(exc):

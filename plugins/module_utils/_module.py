@@ -85,6 +85,12 @@ class NeonModule:
         if value is not None and not value < float("inf"):  # nan or inf: no usable time limit
             self.fail("%s must be a finite number, got %s" % (name, value))
 
+    def require_text(self, name):
+        """A path parameter must not be empty: ``/projects//operations`` would read as another resource."""
+        value = self.params.get(name)
+        if value is not None and not value.strip():
+            self.fail("%s must not be empty" % name)
+
     def require_operation_id(self, value, option):
         if not isinstance(value, str) or not OPERATION_ID_PATTERN.match(value):
             self.fail("%s must be an operation id, a UUID such as 0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c10, got %r"

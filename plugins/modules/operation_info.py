@@ -182,7 +182,8 @@ def matcher(params):
 
 def run(neon):
     params = neon.params
-    if params["operation_id"]:
+    neon.require_text("project_id")
+    if params["operation_id"] is not None:
         neon.require_operation_id(params["operation_id"], "operation_id")
         return dict(changed=False, operation=get_operation(neon.client, params["project_id"], params["operation_id"]))
     if not 1 <= params["page_size"] <= OPERATIONS_PAGE_MAX:

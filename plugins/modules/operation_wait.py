@@ -148,6 +148,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._operations import Oper
 def targets_from(neon):
     """(project_id, operation_id) pairs from the options, or None to wait for the project to be idle."""
     params = neon.params
+    neon.require_text("project_id")
     project_id = params["project_id"]
     if params["operations"] is not None:
         targets = []

@@ -60,6 +60,8 @@ CASES = [
     ("operation_ids and operations", "operation_wait",
      dict(project_id=DEMO, operation_ids=[UNKNOWN_OP], operations=[{"id": UNKNOWN_OP}]),
      r"parameters are mutually exclusive: operation_ids\|operations", 0),
+    ("empty project_id (operation_info)", "operation_info", dict(project_id=" "), r"^project_id must not be empty$", 0),
+    ("empty project_id (operation_wait)", "operation_wait", dict(project_id=""), r"^project_id must not be empty$", 0),
     ("unknown project (operation_info)", "operation_info", dict(project_id="nosuchproject-000"),
      r"^GET /projects/nosuchproject-000/operations\?limit=1000 failed: HTTP 404: project not found "
      r"\(request id [0-9a-f-]{36}\)$", 1),
