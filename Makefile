@@ -24,7 +24,8 @@ env:
 demo:
 	scripts/demo.sh $(ARGS)
 
-## make test         lint, ecosystem + sanity/units/integration on 2.19 and all matrix cells (NEON_TEST_MATRIX=newest: 2.19 + 2.21 only)
+## make test         lint, ecosystem + sanity/units/integration for ansible-core 2.17-2.21, 2 cells at a time
+##                   (NEON_JOBS=1: one at a time; NEON_TEST_MATRIX=newest: 2.19 + 2.21 only)
 test:
 	scripts/test.sh
 
@@ -48,7 +49,7 @@ ecosystem:
 lint:
 	scripts/lint.sh
 
-## make matrix       sanity + units + integration for ansible-core 2.17 ... 2.21
+## make matrix       sanity + units + integration for ansible-core 2.17 ... 2.21 (scripts/matrix.sh [CELL...])
 matrix:
 	scripts/matrix.sh
 
