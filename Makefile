@@ -12,7 +12,7 @@ SHELL := /bin/bash
 CELL ?= default
 ARGS ?=
 
-.PHONY: help env demo test sanity units integration ecosystem lint matrix bench simulator changelog clean
+.PHONY: help env demo test sanity units integration suites ecosystem reliability lint matrix bench simulator changelog clean
 
 help:
 	@sed -n 's/^#   make /make /p; s/^## //p' $(MAKEFILE_LIST)
@@ -24,7 +24,7 @@ env:
 demo:
 	scripts/demo.sh $(ARGS)
 
-## make test         lint, ecosystem + sanity/units/integration for ansible-core 2.17-2.21, 2 cells at a time
+## make test         lint, pytest suites + sanity/units/integration for ansible-core 2.17-2.21, 2 cells at a time
 ##                   (NEON_JOBS=1: one at a time; NEON_TEST_MATRIX=newest: 2.19 + 2.21 only)
 test:
 	scripts/test.sh
@@ -41,9 +41,13 @@ units:
 integration:
 	scripts/integration.sh $(CELL) $(ARGS)
 
-## make ecosystem    pytest tests/ecosystem (galaxy build, ansible-runner, EE, AWX, docs) in .venvs/default
-ecosystem:
-	scripts/ecosystem.sh $(ARGS)
+## make suites       the plain-pytest suites (tests/ecosystem, tests/reliability, ...) in .venvs/default
+suites:
+	scripts/pytest-suite.sh $(SUITE) -- $(ARGS)
+
+## make ecosystem / make reliability   one of them
+ecosystem reliability:
+	scripts/pytest-suite.sh tests/$@ -- $(ARGS)
 
 ## make lint         ansible-lint, antsibull-changelog lint, antsibull-docs lint, shellcheck
 lint:

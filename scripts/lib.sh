@@ -137,7 +137,8 @@ run_step() {
 }
 
 # cell_steps CELL: the steps of one cell; "default" also runs lint and the
-# ecosystem tests (they need the default env's tools)
+# plain-pytest suites (tests/ecosystem, tests/reliability, ...: see
+# pytest-suite.sh; they need the default env's tools)
 cell_steps() {
     local cell="$1" py label
     py="$(cell_python "$cell")"
@@ -148,7 +149,22 @@ cell_steps() {
     run_step "sanity $label" "$ROOT/scripts/ansible-test.sh" "$cell" sanity
     run_step "units $label" "$ROOT/scripts/ansible-test.sh" "$cell" units
     run_step "integration $label" "$ROOT/scripts/integration.sh" "$cell"
-    if [ "$cell" = default ]; then run_step "ecosystem pytest py$py" "$ROOT/scripts/ecosystem.sh"; fi
+    if [ "$cell" = default ]; then
+        local suite
+        while read -r suite; do
+            run_step "pytest $suite" "$ROOT/scripts/pytest-suite.sh" "$suite"
+        done < <(pytest_suites)
+    fi
+}
+
+# pytest_suites: tests/<dir> holding test_*.py that ansible-test does not run
+pytest_suites() {
+    local d
+    for d in "$ROOT"/tests/*/; do
+        d="${d%/}"
+        case "${d##*/}" in unit | integration | sanity | output | simulator) continue ;; esac
+        if compgen -G "$d/test_*.py" >/dev/null; then echo "tests/${d##*/}"; fi
+    done
 }
 
 run_cells() {

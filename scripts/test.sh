@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make test: everything a change has to pass, in "cells" (see lib.sh):
 #   default (Python 3.11 + ansible-core 2.19): lint, sanity, units, integration,
-#                                              ecosystem (pytest tests/ecosystem)
+#                                              pytest suites (tests/ecosystem, tests/reliability, ...)
 #   2.21 (Python 3.13, newest ansible-core):   sanity, units, integration
 #   2.17, 2.18 (py3.11), 2.20 (py3.12):        sanity, units, integration
 #                                              (skipped with NEON_TEST_MATRIX=newest)
