@@ -49,7 +49,7 @@ def org_id(rng):
 
 
 def _suffixed(prefix, rng):
-    return "%s-%s-%s" % (prefix, _words(rng), "".join(rng.choice(_ALNUM) for _ in range(8)))
+    return "%s-%s-%s" % (prefix, _words(rng), "".join(rng.choice(_ALNUM) for _position in range(8)))
 
 
 def branch_id(rng):
@@ -73,4 +73,4 @@ def random_uuid():
 
 def api_key_secret():
     """A fresh API key secret: 64 characters of ``[a-z0-9]``."""
-    return "".join(secrets.choice(_ALNUM) for _ in range(64))
+    return "".join(secrets.choice(_ALNUM) for _position in range(64))

@@ -182,7 +182,7 @@ def _history(rng, project, count, start_us, end_us, guaranteed=()):
     """
     if count <= 0:
         return []
-    times = sorted(rng.randint(start_us, end_us) for _ in range(count))
+    times = sorted(rng.randint(start_us, end_us) for _index in range(count))
     for index in range(1, count):
         if times[index] <= times[index - 1]:
             times[index] = times[index - 1] + 1

@@ -314,7 +314,7 @@ class State:
             end_us = self.now_us() - _HOUR_US
             start_us = end_us - int(days * _DAY_US)
             taken = set(project.op_times)
-            times = sorted(rng.randint(start_us, end_us) for _ in range(count))
+            times = sorted(rng.randint(start_us, end_us) for _index in range(count))
             added = []
             for created_us in times:
                 while created_us in taken:  # creation times stay unique (the cursor relies on it)

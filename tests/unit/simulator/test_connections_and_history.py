@@ -45,7 +45,7 @@ def test_gets_share_one_kept_alive_http11_connection(sim):
     try:
         first, _body = get(conn, "/projects?limit=1")
         sock = conn.sock
-        for _ in range(5):
+        for _round in range(5):
             response, body = get(conn, "/projects/%s/operations?limit=3" % sim.demo_project_id)
             assert response.status == 200 and len(body) > 100
         assert first.version == 11 and first.getheader("Connection") is None
