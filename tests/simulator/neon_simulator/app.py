@@ -32,7 +32,7 @@ _LOG = logging.getLogger("neon_simulator")
 
 MESSAGE_NO_AUTH = "authentication required: missing Authorization header"
 MESSAGE_BAD_SCHEME = "authentication failed: expected 'Authorization: Bearer <API key>'"
-MESSAGE_BAD_KEY = "authentication failed: the API key is invalid or revoked"
+MESSAGE_BAD_KEY = "authentication failed"
 
 
 class DropConnection(ConnectionError):
