@@ -49,6 +49,7 @@ IDEMPOTENT_METHODS = frozenset(("GET", "HEAD"))
 BACKOFF_BASE = 0.5
 BODY_EXCERPT_CHARS = 200
 AUTH_HINT = "the API key is missing, invalid or revoked"
+NOT_REPEATED_NOTE = "; the request may have been carried out, so it was not repeated"
 
 
 class NeonAPIError(Exception):
@@ -188,7 +189,7 @@ def describe_error(method, path, status, body_text, request_id, fallback_id=None
     # A gateway error on a POST or DELETE does not say whether the service carried it out.
     ambiguous = method not in IDEMPOTENT_METHODS and status in RETRY_IDEMPOTENT_ONLY
     if ambiguous:
-        message += "; the request may have been carried out, so it was not repeated"
+        message += NOT_REPEATED_NOTE
     error = NeonAPIError(
         message, method=method, path=path, status=status, code=code, api_message=api_message,
         request_id=request_id,
@@ -329,7 +330,7 @@ class NeonClient:
             message = "%s %s failed: HTTP %s but the body is not valid JSON: %s (request id %s)" % (
                 method, shown_path, response.status_code, excerpt(text) or "(empty body)", reply_id)
             if ambiguous:
-                message += "; the request may have been carried out, so it was not repeated"
+                message += NOT_REPEATED_NOTE
             return NeonAPIError(message, method=method, path=shown_path, status=response.status_code,
                                 request_id=reply_id, retryable=True, ambiguous=ambiguous,
                                 body_excerpt=excerpt(text)), None
@@ -347,7 +348,7 @@ class NeonClient:
         ambiguous = method not in IDEMPOTENT_METHODS and not never_sent
         message = "%s %s failed: %s (request id %s)" % (method, shown_path, what, request_id)
         if ambiguous:
-            message += "; the request may have been carried out, so it was not repeated"
+            message += NOT_REPEATED_NOTE
         error = NeonAPIError(message, method=method, path=shown_path, request_id=request_id,
                              retryable=retryable, ambiguous=ambiguous)
         error.in_flight = ambiguous and isinstance(exc, requests.exceptions.Timeout)

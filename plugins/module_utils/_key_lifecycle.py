@@ -18,10 +18,19 @@ from ansible_collections.neon.cloud.plugins.module_utils._api_keys import (
     public_record,
     revoke_api_key,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._client import NeonAPIError
+from ansible_collections.neon.cloud.plugins.module_utils._client import NOT_REPEATED_NOTE, NeonAPIError
 
 NEW_KEY_PLACEHOLDER = "(new)"
-NOT_REPEATED = "; the request may have been carried out, so it was not repeated"  # _client.py's note
+
+
+def _gave_up_after_listings(error, attempts, started, clock, finding):
+    """Reword the last error of requests that were repeated only after a listing proved it safe."""
+    error.message = error.message.replace(NOT_REPEATED_NOTE, "") + (
+        ". The keys were listed after each of %d attempts and %s; gave up after %d attempts over %.1f s" % (
+            attempts, finding, attempts, clock() - started))
+    error.args = (error.message,)
+    error.attempts = attempts
+    return error
 
 
 def _named(keys, name):
@@ -70,12 +79,8 @@ def _create_once(neon, name, known_ids):
             if attempt == client.retries:
                 if attempt:
                     # Each attempt was repeated only after a listing proved the previous one was not carried out.
-                    error.message = error.message.replace(NOT_REPEATED, "") + (
-                        ". The keys were listed after each of %d attempts and no key named %r had appeared, so no key "
-                        "was created; gave up after %d attempts over %.1f s" % (
-                            attempt + 1, name, attempt + 1, client.clock() - started))
-                    error.args = (error.message,)
-                    error.attempts = attempt + 1
+                    _gave_up_after_listings(error, attempt + 1, started, client.clock,
+                                            "no key named %r had appeared, so no key was created" % name)
                 raise
             # The listing shows it was not carried out: asking again cannot make a second key.
     raise NeonAPIError("POST /api_keys was not attempted")  # pragma: no cover - the loop always returns or raises
@@ -105,11 +110,8 @@ def _revoke_one(client, key, revoked):
                 return None
             if attempt == client.retries:
                 if attempt:
-                    error.message = error.message.replace(NOT_REPEATED, "") + (
-                        ". The keys were listed after each of %d attempts and key %s was still active; gave up "
-                        "after %d attempts over %.1f s" % (attempt + 1, key["id"], attempt + 1, client.clock() - started))
-                    error.args = (error.message,)
-                    error.attempts = attempt + 1
+                    _gave_up_after_listings(error, attempt + 1, started, client.clock,
+                                            "key %s was still active" % key["id"])
                 return error
     return None  # pragma: no cover - the loop always returns
 
