@@ -55,6 +55,19 @@ def error_response(status, message, request_id, code=""):
     return json_response(status, {"code": code, "message": message, "request_id": request_id})
 
 
+def match_route(url_map, request, request_id):
+    """(endpoint, args, None) for a known route, else (None, None, the 404 or 405 answer)."""
+    try:
+        endpoint, args = url_map.bind_to_environ(request.environ).match()
+    except MethodNotAllowed as exc:
+        response = error_response(405, "method %s not allowed" % request.method, request_id)
+        response.headers["Allow"] = ", ".join(sorted(exc.valid_methods or ()))
+        return None, None, response
+    except RouteNotFound:
+        return None, None, error_response(404, "not found", request_id)
+    return endpoint, args, None
+
+
 def _request_id(request):
     sent = request.headers.get("X-Request-ID", "").strip()
     return sent if _REQUEST_ID_RE.match(sent) else str(uuid.uuid4())
@@ -223,14 +236,9 @@ class SimulatorApp:
             if key is None:
                 return error_response(401, message, request_id)
             context["key_id"] = key.id
-            try:
-                endpoint, args = self.api_map.bind_to_environ(request.environ).match()
-            except MethodNotAllowed as exc:
-                response = error_response(405, "method %s not allowed" % request.method, request_id)
-                response.headers["Allow"] = ", ".join(sorted(exc.valid_methods or ()))
-                return response
-            except RouteNotFound:
-                return error_response(404, "not found", request_id)
+            endpoint, args, refusal = match_route(self.api_map, request, request_id)
+            if refusal is not None:
+                return refusal
             context["endpoint"] = endpoint
             if self.rate_limiter is not None:
                 wait = self.rate_limiter.check(endpoint)
@@ -298,14 +306,9 @@ class SimulatorApp:
     # ------------------------------------------------------------------ /_simulator
     def _control(self, request):
         request_id = str(uuid.uuid4())
-        try:
-            endpoint, args = self.control_map.bind_to_environ(request.environ).match()
-        except MethodNotAllowed as exc:
-            response = error_response(405, "method %s not allowed" % request.method, request_id)
-            response.headers["Allow"] = ", ".join(sorted(exc.valid_methods or ()))
-            return response
-        except RouteNotFound:
-            return error_response(404, "not found", request_id)
+        endpoint, args, refusal = match_route(self.control_map, request, request_id)
+        if refusal is not None:
+            return refusal
         try:
             status, payload = getattr(self, "_control_" + endpoint)(request, **args)
         except (InvalidRequest, ValueError) as exc:
