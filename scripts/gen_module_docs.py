@@ -166,13 +166,19 @@ def as_yaml_scalar(value):
 
 # --- rendering ---------------------------------------------------------------------------------
 
+def type_label(spec, default):
+    """An option's or return value's type as the reference shows it, e.g. "list of str"."""
+    kind = spec.get("type", default)
+    if kind == "list" and spec.get("elements"):
+        kind = "list of %s" % spec["elements"]
+    return kind
+
+
 def render_options(options, render, prefix="", rows=None):
     rows = [] if rows is None else rows
     for name in sorted(options):
         spec = options[name] or {}
-        kind = spec.get("type", "str")
-        if kind == "list" and spec.get("elements"):
-            kind = "list of %s" % spec["elements"]
+        kind = type_label(spec, "str")
         facts = []
         if spec.get("required"):
             facts.append("**required**")
@@ -197,9 +203,7 @@ def render_returns(returns, render, prefix="", rows=None):
     rows = [] if rows is None else rows
     for name in sorted(returns):
         spec = returns[name] or {}
-        kind = spec.get("type", "")
-        if kind == "list" and spec.get("elements"):
-            kind = "list of %s" % spec["elements"]
+        kind = type_label(spec, "")
         text = "<br><br>".join(cell(render(p)) for p in paragraphs(spec.get("description")))
         if spec.get("sample") is not None and not spec.get("contains"):
             text += "<br><br>sample: %s" % cell(code(as_yaml_scalar(spec["sample"])))
