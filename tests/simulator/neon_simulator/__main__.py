@@ -27,6 +27,9 @@ def _parser():
     parser.add_argument("--url-file", help="write the API URL to this file once listening (atomically)")
     parser.add_argument("--rate-limit", type=float, default=None,
                         help="answer 429 past N requests per second per route (default: off)")
+    parser.add_argument("--org-key-rate-limit", type=float, default=10.0,
+                        help="answer 429 past N organization-key creations per second per organization "
+                             "(default 10, as the live service; 0: off)")
     parser.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
     parser.add_argument("--log-requests", action="store_true", help="log every request on stderr")
     parser.add_argument("--only-bootstrap-key", action="store_true",
@@ -55,10 +58,14 @@ def main(argv=None):
     if args.rate_limit is not None and args.rate_limit <= 0:
         print("--rate-limit must be positive", file=sys.stderr)
         return 2
+    if args.org_key_rate_limit < 0:
+        print("--org-key-rate-limit must be 0 (off) or positive", file=sys.stderr)
+        return 2
     api_key = args.api_key or os.environ.get(ENV_API_KEY) or None
     simulator = Simulator(api_key=api_key, seed=args.seed, host=args.host, port=args.port,
                           rate_limit=args.rate_limit, allow_remote=args.allow_remote,
-                          log_requests=args.log_requests, extra_keys=not args.only_bootstrap_key)
+                          log_requests=args.log_requests, extra_keys=not args.only_bootstrap_key,
+                          org_key_rate_limit=args.org_key_rate_limit or None)
     stopping = threading.Event()
 
     def _stop(_signum, _frame):
@@ -73,6 +80,7 @@ def main(argv=None):
         print("NEON_API_URL=%s" % url, flush=True)
         print("NEON_SIM_DEMO_PROJECT=%s" % simulator.demo_project_id, flush=True)
         print("NEON_SIM_CONTROL_URL=%s" % simulator.control_url, flush=True)
+        print("NEON_SIM_ORG_ID=%s" % simulator.org_id, flush=True)
         if args.url_file:
             _write_atomically(args.url_file, url + "\n")
         while not stopping.wait(0.5):

@@ -1,33 +1,33 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2025, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The WSGI application: Neon API v2 under /api/v2, control API under /_simulator."""
+"""The WSGI application: Neon API v2 under /api/v2 (here), control API under /_simulator (control.py)."""
 
 from __future__ import annotations
 
-import http
-import json
 import logging
 import re
 import threading
-import time
-import uuid
 
 from werkzeug.exceptions import MethodNotAllowed, NotFound as RouteNotFound
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
 from .clock import iso_micro, parse_timestamp
-from .state import InvalidRequest, NotFound
+from .control import ControlRoutes, control_map
+from .errors import Forbidden, InvalidRequest, NotFound
+from .ids import ID_RE
+from .ratelimit import RateLimiter
+from .web import (API_PREFIX, CONTROL_PREFIX, client_address, error_response, int_arg, json_body, json_response,
+                  match_route, positive_rate, request_id_of, status_line)
 
-API_PREFIX = "/api/v2"
-CONTROL_PREFIX = "/_simulator"
+__all__ = ["API_PREFIX", "CONTROL_PREFIX", "DropConnection", "SimulatorApp"]
+
 REQUEST_ID_HEADER = "x-neon-ret-request-id"
 PROJECTS_LIMIT = (1, 400, 10)
+PROJECTS_TIMEOUT_MS = (100, 30000, None)
 OPERATIONS_LIMIT = (1, 1000, 10)
-_INTEGER_RE = re.compile(r"^[+-]?[0-9]+$")
 _KEY_ID_RE = re.compile(r"^[0-9]{1,18}$")
-_REQUEST_ID_RE = re.compile(r"^[\x21-\x7e]{1,200}$")
 _LOG = logging.getLogger("neon_simulator")
 
 MESSAGE_NO_AUTH = "authentication required: missing Authorization header"
@@ -39,109 +39,59 @@ class DropConnection(ConnectionError):
     """Raised by the app so the server closes the connection without answering."""
 
 
-def status_line(code):
-    """``502 Bad Gateway`` rather than Werkzeug's upper-case reason phrases."""
-    try:
-        return "%d %s" % (code, http.HTTPStatus(code).phrase)
-    except ValueError:
-        return str(code)
+def _org_id(org_id):
+    if not ID_RE.match(org_id):
+        raise InvalidRequest("org_id: must match ^[a-z0-9-]{1,60}$, got %r" % org_id)
+    return org_id
 
 
-def json_response(status, payload):
-    return Response(json.dumps(payload, separators=(",", ":")), status=status, content_type="application/json")
+def _key_id(key_id):
+    if not _KEY_ID_RE.match(key_id):
+        raise InvalidRequest("key_id: must be an integer, got %r" % key_id)
+    return int(key_id)
 
 
-def error_response(status, message, request_id, code=""):
-    return json_response(status, {"code": code, "message": message, "request_id": request_id})
+def _projects_page(args):
+    """(limit, cursor, search) of a project listing; ``timeout`` is checked (see README)."""
+    limit = int_arg(args, "limit", PROJECTS_LIMIT)
+    int_arg(args, "timeout", PROJECTS_TIMEOUT_MS)
+    return limit, args.get("cursor") or None, args.get("search") or None
 
 
-def match_route(url_map, request, request_id):
-    """(endpoint, args, None) for a known route, else (None, None, the 404 or 405 answer)."""
-    try:
-        endpoint, args = url_map.bind_to_environ(request.environ).match()
-    except MethodNotAllowed as exc:
-        response = error_response(405, "method %s not allowed" % request.method, request_id)
-        response.headers["Allow"] = ", ".join(sorted(exc.valid_methods or ()))
-        return None, None, response
-    except RouteNotFound:
-        return None, None, error_response(404, "not found", request_id)
-    return endpoint, args, None
+class SimulatorApp(ControlRoutes):
+    """WSGI callable. ``sleep(seconds)`` is interruptible when the server stops.
 
+    ``rate_limiter`` limits every route (off by default); ``org_key_limiter`` limits the creation
+    of organization keys per organization. Both can be changed at run time (control API) and
+    are put back by :meth:`reset`.
+    """
 
-def _request_id(request):
-    sent = request.headers.get("X-Request-ID", "").strip()
-    return sent if _REQUEST_ID_RE.match(sent) else str(uuid.uuid4())
-
-
-def _client_address(request):
-    """The client address, after any X-Forwarded-For chain (like the live service)."""
-    remote = request.remote_addr or ""
-    forwarded = [part.strip() for part in request.headers.get("X-Forwarded-For", "").split(",") if part.strip()]
-    return ",".join(forwarded + [remote]) if forwarded else remote
-
-
-def _int_arg(args, name, bounds):
-    low, high, default = bounds
-    raw = args.get(name)
-    if raw is None or raw == "":
-        return default
-    if not _INTEGER_RE.match(raw):
-        raise InvalidRequest("%s: invalid integer value %r" % (name, raw))
-    value = int(raw)
-    if not low <= value <= high:
-        raise InvalidRequest("%s: must be between %d and %d" % (name, low, high))
-    return value
-
-
-def _json_body(request, required=True):
-    data = request.get_data(cache=True)
-    if not data.strip():
-        if required:
-            raise InvalidRequest("request body: a JSON object is required")
-        return {}
-    try:
-        body = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise InvalidRequest("request body: invalid JSON: %s" % exc) from None
-    if not isinstance(body, dict):
-        raise InvalidRequest("request body: must be a JSON object")
-    return body
-
-
-class SimulatorApp:
-    """WSGI callable. ``sleep(seconds)`` is interruptible when the server stops."""
-
-    def __init__(self, state, faults, request_log, rate_limiter=None, stop_event=None):
+    def __init__(self, state, faults, request_log, rate_limiter=None, stop_event=None, org_key_limiter=None):
         self.state = state
         self.faults = faults
         self.request_log = request_log
         self.rate_limiter = rate_limiter
+        self.org_key_limiter = org_key_limiter
+        self._default_limiters = (rate_limiter, org_key_limiter)
         self.stop_event = stop_event or threading.Event()
+        organization = API_PREFIX + "/organizations/<org_id>"
         self.api_map = Map([
             Rule(API_PREFIX + "/api_keys", methods=["GET"], endpoint="list_keys"),
             Rule(API_PREFIX + "/api_keys", methods=["POST"], endpoint="create_key"),
             Rule(API_PREFIX + "/api_keys/<key_id>", methods=["DELETE"], endpoint="revoke_key"),
+            Rule(API_PREFIX + "/auth", methods=["GET"], endpoint="auth"),
+            Rule(API_PREFIX + "/users/me/organizations", methods=["GET"], endpoint="user_organizations"),
+            Rule(organization, methods=["GET"], endpoint="get_organization"),
+            Rule(organization + "/api_keys", methods=["GET"], endpoint="list_org_keys"),
+            Rule(organization + "/api_keys", methods=["POST"], endpoint="create_org_key"),
+            Rule(organization + "/api_keys/<key_id>", methods=["DELETE"], endpoint="revoke_org_key"),
             Rule(API_PREFIX + "/projects", methods=["GET"], endpoint="list_projects"),
+            Rule(API_PREFIX + "/projects/shared", methods=["GET"], endpoint="list_shared_projects"),
             Rule(API_PREFIX + "/projects/<project_id>/operations", methods=["GET"], endpoint="list_operations"),
             Rule(API_PREFIX + "/projects/<project_id>/operations/<operation_id>", methods=["GET"],
                  endpoint="get_operation"),
         ])
-        self.control_map = Map([
-            Rule(CONTROL_PREFIX + "/health", methods=["GET"], endpoint="health"),
-            Rule(CONTROL_PREFIX + "/info", methods=["GET"], endpoint="info"),
-            Rule(CONTROL_PREFIX + "/reset", methods=["POST"], endpoint="reset"),
-            Rule(CONTROL_PREFIX + "/keys", methods=["GET"], endpoint="keys"),
-            Rule(CONTROL_PREFIX + "/projects", methods=["POST"], endpoint="create_project"),
-            Rule(CONTROL_PREFIX + "/projects/<project_id>/operations", methods=["POST"], endpoint="start_operations"),
-            Rule(CONTROL_PREFIX + "/projects/<project_id>/history", methods=["POST"], endpoint="add_history"),
-            Rule(CONTROL_PREFIX + "/faults", methods=["GET"], endpoint="list_faults"),
-            Rule(CONTROL_PREFIX + "/faults", methods=["POST"], endpoint="add_fault"),
-            Rule(CONTROL_PREFIX + "/faults", methods=["DELETE"], endpoint="clear_faults"),
-            Rule(CONTROL_PREFIX + "/requests", methods=["GET"], endpoint="list_requests"),
-            Rule(CONTROL_PREFIX + "/requests", methods=["DELETE"], endpoint="clear_requests"),
-            Rule(CONTROL_PREFIX + "/clock", methods=["GET"], endpoint="get_clock"),
-            Rule(CONTROL_PREFIX + "/clock", methods=["POST"], endpoint="advance_clock"),
-        ])
+        self.control_map = control_map()
 
     # ------------------------------------------------------------------ entry point
     def __call__(self, environ, start_response):
@@ -152,28 +102,55 @@ class SimulatorApp:
         elif path.startswith(CONTROL_PREFIX + "/"):
             response = self._control(request)
         else:
-            request_id = _request_id(request)
+            request_id = request_id_of(request)
             response = error_response(404, "not found", request_id)
             response.headers[REQUEST_ID_HEADER] = request_id
         response.status = status_line(response.status_code)
         return response(environ, start_response)
 
     def reset(self):
-        """Seeded state back, no faults, empty request log, fresh rate limits."""
+        """Seeded state back, no faults, empty request log, the starting rate limits with fresh budgets."""
         self.state.reset()
         self.faults.clear()
         self.request_log.clear()
-        if self.rate_limiter is not None:
-            self.rate_limiter.reset()
+        self.rate_limiter, self.org_key_limiter = self._default_limiters
+        for limiter in self._default_limiters:
+            if limiter is not None:
+                limiter.reset()
+
+    def rate_limits(self):
+        def describe(limiter):
+            return limiter.describe() if limiter is not None else None
+
+        return {"per_route": describe(self.rate_limiter), "org_key_create": describe(self.org_key_limiter)}
+
+    def set_rate_limits(self, spec):
+        """``{"per_route": N | null, "org_key_create": N | null, "org_key_create_burst": M}`` (null: off)."""
+        unknown = set(spec) - {"per_route", "org_key_create", "org_key_create_burst"}
+        if unknown:
+            raise InvalidRequest("unknown fields: %s" % ", ".join(sorted(unknown)))
+        if "per_route" in spec:
+            rate = positive_rate(spec["per_route"], "per_route")
+            self.rate_limiter = RateLimiter(rate) if rate is not None else None
+        if "org_key_create" in spec or "org_key_create_burst" in spec:
+            current = self.org_key_limiter.rate if self.org_key_limiter is not None else None
+            rate = positive_rate(spec.get("org_key_create", current), "org_key_create")
+            burst = spec.get("org_key_create_burst")
+            if burst is not None:
+                burst = positive_rate(burst, "org_key_create_burst", allow_none=False)
+                if burst < 1:
+                    raise InvalidRequest("org_key_create_burst: must be at least 1")
+            self.org_key_limiter = RateLimiter(rate, burst) if rate is not None else None
+        return self.rate_limits()
 
     def sleep(self, seconds):
         self.stop_event.wait(seconds)
 
     # ------------------------------------------------------------------ /api/v2
     def _api(self, request):
-        request_id = _request_id(request)
+        request_id = request_id_of(request)
         request.get_data(cache=True)  # read the whole request before anything else
-        context = {"key_id": None, "endpoint": None}
+        context = {"key": None, "endpoint": None}
         fault = self.faults.take(request.method, request.path)
         entry = {
             "time": self.state.clock.time(),
@@ -183,6 +160,9 @@ class SimulatorApp:
             "status": None,
             "request_id": request_id,
             "key_id": None,
+            "key_kind": None,
+            "key_org_id": None,
+            "key_project_id": None,
             "fault": fault.id if fault is not None else None,
             "dropped": False,
             "user_agent": request.headers.get("User-Agent", ""),
@@ -209,7 +189,9 @@ class SimulatorApp:
             entry["status"] = response.status_code
             return response
         finally:
-            entry["key_id"] = context["key_id"]
+            key = context["key"]
+            if key is not None:
+                entry.update(key_id=key.id, key_kind=key.kind, key_org_id=key.org_id, key_project_id=key.project_id)
             self.request_log.add(entry)
 
     def _endpoint_of(self, request):
@@ -226,8 +208,21 @@ class SimulatorApp:
         scheme, _sep, secret = header.strip().partition(" ")
         if scheme.lower() != "bearer" or not secret.strip():
             return None, MESSAGE_BAD_SCHEME
-        key = self.state.authenticate(secret.strip(), _client_address(request))
+        key = self.state.authenticate(secret.strip(), client_address(request))
         return (key, None) if key is not None else (None, MESSAGE_BAD_KEY)
+
+    def _limited(self, endpoint, args, request_id):
+        """The 429 answer when a rate limit is spent, else None."""
+        wait = None
+        if self.rate_limiter is not None:
+            wait = self.rate_limiter.check(endpoint)
+        if wait is None and endpoint == "create_org_key" and self.org_key_limiter is not None:
+            wait = self.org_key_limiter.check(args["org_id"])
+        if wait is None:
+            return None
+        response = error_response(429, "too many requests, rate limit exceeded", request_id)
+        response.headers["Retry-After"] = str(wait)
+        return response
 
     def _dispatch(self, request, request_id, context):
         """The real answer of the API (auth, routing, rate limit, handler)."""
@@ -235,59 +230,95 @@ class SimulatorApp:
             key, message = self._authenticate(request)
             if key is None:
                 return error_response(401, message, request_id)
-            context["key_id"] = key.id
+            context["key"] = key
             endpoint, args, refusal = match_route(self.api_map, request, request_id)
             if refusal is not None:
                 return refusal
             context["endpoint"] = endpoint
-            if self.rate_limiter is not None:
-                wait = self.rate_limiter.check(endpoint)
-                if wait is not None:
-                    response = error_response(429, "too many requests, rate limit exceeded", request_id)
-                    response.headers["Retry-After"] = str(wait)
-                    return response
-            status, payload = getattr(self, "_api_" + endpoint)(request, **args)
+            limited = self._limited(endpoint, args, request_id)
+            if limited is not None:
+                return limited
+            status, payload = getattr(self, "_api_" + endpoint)(request, key, **args)
             return json_response(status, payload)
         except InvalidRequest as exc:
             return error_response(400, str(exc), request_id)
+        except Forbidden as exc:
+            return error_response(403, str(exc), request_id)
         except NotFound as exc:
             return error_response(404, str(exc), request_id)
         except Exception:  # pylint: disable=broad-except
             _LOG.exception("unexpected error in %s %s", request.method, request.path)
             return error_response(500, "internal server error", request_id)
 
-    def _api_list_keys(self, request):
+    # Each handler answers (status, payload) for the authenticated ``key``.
+    def _api_list_keys(self, request, key):
         del request
-        return 200, self.state.list_keys()
+        return 200, self.state.list_keys(key)
 
-    def _api_create_key(self, request):
-        body = _json_body(request)
+    def _api_create_key(self, request, key):
+        body = json_body(request)
         if "key_name" not in body:
             raise InvalidRequest("key_name: field is required")
-        return 200, self.state.create_key(body["key_name"])
+        return 200, self.state.create_key(body["key_name"], key)
 
-    def _api_revoke_key(self, request, key_id):
+    def _api_revoke_key(self, request, key, key_id):
         del request
-        if not _KEY_ID_RE.match(key_id):
-            raise InvalidRequest("key_id: must be an integer, got %r" % key_id)
-        return 200, self.state.revoke_key(int(key_id))
+        return 200, self.state.revoke_key(_key_id(key_id), key)
 
-    def _api_list_projects(self, request):
+    def _api_auth(self, request, key):
+        del request
+        return 200, self.state.auth_details(key)
+
+    def _api_user_organizations(self, request, key):
+        del request
+        return 200, {"organizations": self.state.user_organizations(key)}
+
+    def _api_get_organization(self, request, key, org_id):
+        del request
+        return 200, self.state.get_organization(key, _org_id(org_id))
+
+    def _api_list_org_keys(self, request, key, org_id):
+        del request
+        return 200, self.state.list_org_keys(key, _org_id(org_id))
+
+    def _api_create_org_key(self, request, key, org_id):
+        org_id = _org_id(org_id)
+        body = json_body(request)
+        if "key_name" not in body:
+            raise InvalidRequest("key_name: field is required")
+        return 200, self.state.create_org_key(key, org_id, body["key_name"], body.get("project_id"))
+
+    def _api_revoke_org_key(self, request, key, org_id, key_id):
+        del request
+        return 200, self.state.revoke_org_key(key, _org_id(org_id), _key_id(key_id))
+
+    def _api_list_projects(self, request, key):
         args = request.args
-        limit = _int_arg(args, "limit", PROJECTS_LIMIT)
-        projects, cursor = self.state.list_projects(limit, args.get("cursor") or None, args.get("search") or None,
-                                                    args.get("org_id") or None)
+        limit, cursor, search = _projects_page(args)
+        org_id = args.get("org_id") or None
+        if org_id is not None:
+            _org_id(org_id)
+        projects, cursor, unavailable = self.state.list_projects(limit, cursor, search, org_id, key)
         return 200, {
             "projects": projects,
             "pagination": {"cursor": cursor} if cursor else {},
             "applications": {},
             "integrations": {},
-            "unavailable_project_ids": [],
+            "unavailable_project_ids": unavailable,
         }
 
-    def _api_list_operations(self, request, project_id):
+    def _api_list_shared_projects(self, request, key):
+        limit, cursor, search = _projects_page(request.args)
+        projects, cursor, unavailable = self.state.list_shared_projects(key, limit, cursor, search)
+        return 200, {
+            "projects": projects,
+            "pagination": {"cursor": cursor} if cursor else {},
+            "unavailable_project_ids": unavailable,
+        }
+
+    def _api_list_operations(self, request, key, project_id):
         args = request.args
-        limit = _int_arg(args, "limit", OPERATIONS_LIMIT)
+        limit = int_arg(args, "limit", OPERATIONS_LIMIT)
         cursor_text = args.get("cursor") or None
         cursor_us = None
         if cursor_text is not None:
@@ -296,89 +327,9 @@ class SimulatorApp:
             except ValueError:
                 raise InvalidRequest("cursor: invalid value %r, expected a timestamp like %s"
                                      % (cursor_text, iso_micro(self.state.now_us()))) from None
-        operations, cursor = self.state.list_operations(project_id, limit, cursor_us, cursor_text)
+        operations, cursor = self.state.list_operations(project_id, limit, cursor_us, cursor_text, key)
         return 200, {"operations": operations, "pagination": {"cursor": cursor} if cursor else {}}
 
-    def _api_get_operation(self, request, project_id, operation_id):
+    def _api_get_operation(self, request, key, project_id, operation_id):
         del request
-        return 200, {"operation": self.state.get_operation(project_id, operation_id)}
-
-    # ------------------------------------------------------------------ /_simulator
-    def _control(self, request):
-        request_id = str(uuid.uuid4())
-        endpoint, args, refusal = match_route(self.control_map, request, request_id)
-        if refusal is not None:
-            return refusal
-        try:
-            status, payload = getattr(self, "_control_" + endpoint)(request, **args)
-        except (InvalidRequest, ValueError) as exc:
-            return error_response(400, str(exc), request_id)
-        except NotFound as exc:
-            return error_response(404, str(exc), request_id)
-        return json_response(status, payload)
-
-    def _control_health(self, request):
-        del request
-        return 200, {"ok": True}
-
-    def _control_info(self, request):
-        info = self.state.summary()
-        info["api_url"] = request.host_url.rstrip("/") + API_PREFIX
-        info["rate_limit"] = self.rate_limiter.rate if self.rate_limiter is not None else None
-        return 200, info
-
-    def _control_reset(self, request):
-        del request
-        self.reset()
-        return 200, {"ok": True, "demo_project_id": self.state.demo_project_id}
-
-    def _control_keys(self, request):
-        del request
-        return 200, {"keys": self.state.all_keys()}
-
-    def _control_create_project(self, request):
-        return 201, self.state.create_project(_json_body(request, required=False))
-
-    def _control_start_operations(self, request, project_id):
-        body = _json_body(request, required=False)
-        specs = body["operations"] if "operations" in body else [body]
-        return 201, {"operations": self.state.start_operations(project_id, specs)}
-
-    def _control_add_history(self, request, project_id):
-        body = _json_body(request)
-        return 201, self.state.add_history(project_id, body.get("count"), body.get("days", 30.0), body.get("seed"))
-
-    def _control_list_faults(self, request):
-        del request
-        return 200, {"faults": self.faults.list()}
-
-    def _control_add_fault(self, request):
-        return 201, self.faults.add(_json_body(request))
-
-    def _control_clear_faults(self, request):
-        del request
-        return 200, {"removed": self.faults.clear()}
-
-    def _control_list_requests(self, request):
-        since = request.args.get("since")
-        if since is not None and not _INTEGER_RE.match(since):
-            raise InvalidRequest("since: invalid integer value %r" % since)
-        return 200, {"requests": self.request_log.list(int(since) if since is not None else None)}
-
-    def _control_clear_requests(self, request):
-        del request
-        return 200, {"removed": self.request_log.clear()}
-
-    def _control_get_clock(self, request):
-        del request
-        now = self.state.clock.time()
-        return 200, {"now": iso_micro(int(round(now * 1e6))), "time": now, "speed": self.state.clock.speed,
-                     "real_time": time.time()}
-
-    def _control_advance_clock(self, request):
-        body = _json_body(request)
-        seconds = body.get("advance")
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
-            raise InvalidRequest("advance: must be a non-negative number of seconds")
-        self.state.clock.advance(seconds)
-        return self._control_get_clock(request)
+        return 200, {"operation": self.state.get_operation(project_id, operation_id, key)}

@@ -37,8 +37,15 @@ WRONG_SHAPES = {
     "create_key": [{"id": "not-an-integer", "key": None}],
     "revoke_key": ["revoked"],
     "list_projects": {"projects": {}, "pagination": "oops"},
+    "list_shared_projects": {"projects": {}, "pagination": "oops"},
     "list_operations": {"operations": "oops", "pagination": []},
     "get_operation": {"operation": "oops"},
+    "list_org_keys": {"api_keys": [], "note": "an object where an array is expected"},
+    "create_org_key": [{"id": "not-an-integer", "key": None}],
+    "revoke_org_key": ["revoked"],
+    "auth": ["api_key_user"],
+    "user_organizations": {"organizations": {"id": "not-a-list"}},
+    "get_organization": ["not-an-object"],
 }
 MALFORMED_BODY = b'{"operations": [{"id": "3f1c0d2e, <<garbage>> ,,]]}'
 

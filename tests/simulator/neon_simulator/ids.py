@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 import string
 import uuid
@@ -32,6 +33,8 @@ NOUNS = (
     "term", "thunder", "tooth", "tree", "truth", "union", "unit", "violet", "voice", "water",
 )
 _ALNUM = string.ascii_lowercase + string.digits
+# org_id and project_id, as the API's OpenAPI document constrains them
+ID_RE = re.compile(r"^[a-z0-9-]{1,60}$")
 
 
 def _words(rng):

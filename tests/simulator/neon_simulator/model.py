@@ -1,11 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2025, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Records held by the simulator: API keys, projects and operations.
+"""Records held by the simulator: users, organizations, API keys, projects and operations.
 
 An operation does not change by itself: it stores its timeline (creation,
 start of running, failures, start of cancelling, end) and its status is
-computed from the clock whenever it is rendered.
+computed from the clock whenever it is rendered. A *held* operation has no
+end yet: it stays in progress until it is released (by the control API, or
+by its own count of reads), whatever the clock says.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import bisect
 
 from .clock import iso_micro, iso_seconds, iso_seconds_or_none, us_from_seconds
+from .errors import Conflict, InvalidRequest
 
 SUCCESS_STATUSES = ("finished", "skipped")
 FAILURE_STATUSES = ("failed", "error", "cancelled")
@@ -32,15 +35,27 @@ DEFAULT_ERRORS = {
 _MAX_RETRY_WAIT_US = 1000000
 _MAX_CANCELLING_US = 2000000
 
+# The three kinds of API key (tests/simulator/README.md, "Organizations and key kinds").
+PERSONAL_KEY = "personal"
+ORGANIZATION_KEY = "organization"
+PROJECT_KEY = "project"
+KEY_KINDS = (PERSONAL_KEY, ORGANIZATION_KEY, PROJECT_KEY)
+ROLES = ("admin", "member")
+
 
 class Operation:
-    """One control-plane operation and its timeline (integer microseconds)."""
+    """One control-plane operation and its timeline (integer microseconds).
+
+    ``end_us`` is None while the operation is held; :meth:`release` plans its end.
+    """
 
     __slots__ = ("id", "project_id", "branch_id", "endpoint_id", "action", "outcome", "error",
-                 "created_us", "run_us", "end_us", "cancel_us", "failure_us", "created_at")
+                 "created_us", "run_us", "end_us", "cancel_us", "failure_us", "created_at",
+                 "given_error", "given_failures", "reads_left")
 
     def __init__(self, op_id, project_id, branch_id, endpoint_id, action, created_us,
-                 scheduling, duration, outcome="finished", failures_count=None, error=None):
+                 scheduling, duration, outcome="finished", failures_count=None, error=None,
+                 hold=False, reads_in_progress=None):
         if outcome not in END_STATUSES:
             raise ValueError("outcome must be one of %s" % ", ".join(END_STATUSES))
         self.id = op_id
@@ -49,16 +64,36 @@ class Operation:
         self.endpoint_id = endpoint_id
         self.action = action
         self.outcome = outcome
-        failing = outcome in ("failed", "error")
-        if failures_count is None:
-            failures_count = 1 if failing else 0
-        self.error = error if error is not None else DEFAULT_ERRORS.get(outcome, "transient failure, retrying")
+        self.given_error = error
+        self.given_failures = failures_count
         duration = max(float(duration), 0.0)
-        scheduling = min(max(float(scheduling), 0.0), duration)
+        scheduling = max(float(scheduling), 0.0)
+        if not hold and reads_in_progress is None:
+            scheduling = min(scheduling, duration)
         self.created_us = created_us
         self.created_at = iso_seconds(created_us)
         self.run_us = created_us + us_from_seconds(scheduling)
-        self.end_us = max(created_us + us_from_seconds(duration), self.run_us)
+        self.reads_left = reads_in_progress
+        self.end_us = None
+        self.failure_us = ()
+        self.cancel_us = None
+        self.error = self._error_text()
+        if not hold and reads_in_progress is None:
+            self._plan_end(created_us + us_from_seconds(duration))
+
+    def _error_text(self):
+        if self.given_error is not None:
+            return self.given_error
+        return DEFAULT_ERRORS.get(self.outcome, "transient failure, retrying")
+
+    def _plan_end(self, end_us):
+        """Fix the end, the failures and the cancelling phase of the timeline."""
+        failing = self.outcome in ("failed", "error")
+        failures_count = self.given_failures
+        if failures_count is None:
+            failures_count = 1 if failing else 0
+        self.error = self._error_text()
+        self.end_us = max(end_us, self.run_us)
         span = self.end_us - self.run_us
         if failing and failures_count:
             # the last failure is the final one, at the end
@@ -69,18 +104,47 @@ class Operation:
             self.failure_us = tuple(self.run_us + span * k // (failures_count + 1)
                                     for k in range(1, failures_count + 1))
         self.cancel_us = None
-        if outcome == "cancelled":
+        if self.outcome == "cancelled":
             self.cancel_us = self.end_us - min(_MAX_CANCELLING_US, span // 3)
+
+    @property
+    def held(self):
+        return self.end_us is None
+
+    def release(self, now_us, outcome=None, error=None, failures_count=None, after_us=0):
+        """End a held operation ``after_us`` from now (0: it has ended when this returns)."""
+        if not self.held:
+            raise Conflict("operation %s is not held (it ends on its own)" % self.id)
+        if outcome is not None:
+            if outcome not in END_STATUSES:
+                raise InvalidRequest("outcome: must be one of %s" % ", ".join(END_STATUSES))
+            self.outcome = outcome
+        if error is not None:
+            self.given_error = error
+        if failures_count is not None:
+            self.given_failures = failures_count
+        self.reads_left = None
+        self.run_us = min(self.run_us, now_us)
+        self._plan_end(now_us + max(0, after_us))
+
+    def note_read(self, now_us):
+        """One API read of the operation: a ``reads_in_progress`` operation ends after its last one."""
+        if self.reads_left is None or not self.held:
+            return
+        if self.reads_left > 0:
+            self.reads_left -= 1
+        else:
+            self.release(now_us)
 
     @property
     def failures_count(self):
         return len(self.failure_us)
 
     def is_done(self, now_us):
-        return now_us >= self.end_us
+        return self.end_us is not None and now_us >= self.end_us
 
     def status_at(self, now_us):
-        if now_us >= self.end_us:
+        if self.end_us is not None and now_us >= self.end_us:
             return self.outcome
         if now_us < self.run_us:
             return "scheduling"
@@ -115,13 +179,14 @@ class Operation:
         }
         if self.endpoint_id:
             item["endpoint_id"] = self.endpoint_id
+        ended_us = now_us if self.end_us is None else min(now_us, self.end_us)
         item.update({
             "action": self.action,
             "status": status,
             "failures_count": failures,
             "created_at": self.created_at,
             "updated_at": iso_seconds(updated),
-            "total_duration_ms": (min(now_us, self.end_us) - self.created_us) // 1000,
+            "total_duration_ms": max(0, ended_us - self.created_us) // 1000,
         })
         if status in ("failed", "error") or (failures and status in IN_PROGRESS_STATUSES):
             item["error"] = self.error
@@ -130,13 +195,80 @@ class Operation:
         return item
 
 
+class User:
+    """A Neon user (an account). ``org_id_required`` is "auto", True or False (see README)."""
+
+    __slots__ = ("id", "name", "email", "image", "created_us", "org_id_required")
+
+    def __init__(self, user_id, name, email, created_us, image=""):
+        self.id = user_id
+        self.name = name
+        self.email = email
+        self.image = image
+        self.created_us = created_us
+        self.org_id_required = "auto"
+
+    def ref(self):
+        """The user as ``created_by`` of a key list item shows it."""
+        return {"id": self.id, "name": self.name, "image": self.image}
+
+    def control_item(self):
+        return {"id": self.id, "name": self.name, "email": self.email, "created_at": iso_seconds(self.created_us),
+                "org_id_required": self.org_id_required}
+
+
+class Organization:
+    """An organization and its members (user id -> role, in the order they joined)."""
+
+    __slots__ = ("id", "name", "handle", "plan", "managed_by", "created_us", "updated_us", "members")
+
+    def __init__(self, org_id, name, created_us, plan="scale", handle=None):
+        self.id = org_id
+        self.name = name
+        # handles seen on the live service: the name's slug followed by the id's words and number
+        self.handle = handle or "%s-%s" % (slug(name), org_id[len("org-"):] if org_id.startswith("org-") else org_id)
+        self.plan = plan
+        self.managed_by = "console"
+        self.created_us = created_us
+        self.updated_us = created_us
+        self.members = {}
+
+    def role_of(self, user_id):
+        return self.members.get(user_id)
+
+    def admins(self):
+        return [user_id for user_id, role in self.members.items() if role == "admin"]
+
+    def render(self):
+        return {
+            "id": self.id,
+            "name": self.name,
+            "handle": self.handle,
+            "plan": self.plan,
+            "created_at": iso_seconds(self.created_us),
+            "updated_at": iso_seconds(self.updated_us),
+            "managed_by": self.managed_by,
+            "allow_hipaa_projects": False,
+        }
+
+
+def slug(text):
+    cleaned = "".join(c if c.isalnum() else "-" for c in text.lower())
+    return "-".join(part for part in cleaned.split("-") if part) or "org"
+
+
 class ApiKey:
-    """An API key of the account. The secret never leaves the create response."""
+    """An API key: personal (of a user), organization, or organization key scoped to one project.
+
+    ``owner_id`` is the user a personal key belongs to, or the user who created an organization key.
+    The secret never leaves the create response.
+    """
 
     __slots__ = ("id", "name", "secret", "created_us", "created_by", "revoked", "revoked_us",
-                 "last_used_us", "last_used_from_addr", "bootstrap")
+                 "last_used_us", "last_used_from_addr", "bootstrap", "kind", "org_id", "project_id")
 
-    def __init__(self, key_id, name, secret, created_us, created_by, bootstrap=False):
+    def __init__(self, key_id, name, secret, created_us, created_by, bootstrap=False, kind=PERSONAL_KEY,
+                 org_id=None, project_id=None):
         self.id = key_id
         self.name = name
         self.secret = secret
@@ -147,28 +279,40 @@ class ApiKey:
         self.last_used_us = None
         self.last_used_from_addr = ""
         self.bootstrap = bootstrap
+        self.kind = kind
+        self.org_id = org_id
+        self.project_id = project_id
+
+    @property
+    def owner_id(self):
+        return self.created_by["id"]
+
+    def _with_scope(self, item):
+        if self.project_id is not None:
+            item["project_id"] = self.project_id
+        return item
 
     def create_response(self):
-        return {
+        return self._with_scope({
             "id": self.id,
             "key": self.secret,
             "name": self.name,
             "created_at": iso_seconds(self.created_us),
             "created_by": self.created_by["id"],
-        }
+        })
 
     def list_item(self):
-        return {
+        return self._with_scope({
             "id": self.id,
             "name": self.name,
             "created_at": iso_seconds(self.created_us),
             "created_by": dict(self.created_by),
             "last_used_at": iso_seconds_or_none(self.last_used_us),
             "last_used_from_addr": self.last_used_from_addr,
-        }
+        })
 
     def revoke_response(self):
-        return {
+        return self._with_scope({
             "id": self.id,
             "name": self.name,
             "created_at": iso_seconds(self.created_us),
@@ -176,13 +320,17 @@ class ApiKey:
             "last_used_at": iso_seconds_or_none(self.last_used_us),
             "last_used_from_addr": self.last_used_from_addr,
             "revoked": True,
-        }
+        })
 
     def control_item(self):
         """What /_simulator/keys shows (no secret)."""
         return {
             "id": self.id,
             "name": self.name,
+            "kind": self.kind,
+            "user_id": self.owner_id,
+            "org_id": self.org_id,
+            "project_id": self.project_id,
             "revoked": self.revoked,
             "created_at": iso_seconds(self.created_us),
             "revoked_at": iso_seconds_or_none(self.revoked_us),
@@ -198,7 +346,7 @@ class Project:
     are unique within a project (the microsecond cursor relies on it).
     """
 
-    __slots__ = ("data", "created_us", "branches", "ops", "op_times", "ops_by_id")
+    __slots__ = ("data", "created_us", "branches", "ops", "op_times", "ops_by_id", "shared_with")
 
     def __init__(self, data, created_us, branches):
         self.data = data
@@ -208,6 +356,7 @@ class Project:
         self.ops = []
         self.op_times = []
         self.ops_by_id = {}
+        self.shared_with = set()  # user ids this project is shared with (GET /projects/shared)
 
     @property
     def id(self):
@@ -216,6 +365,15 @@ class Project:
     @property
     def name(self):
         return self.data["name"]
+
+    @property
+    def org_id(self):
+        """The organization that owns the project, or None for a personal project."""
+        return self.data.get("org_id")
+
+    @property
+    def owner_id(self):
+        return self.data.get("owner_id")
 
     def render(self):
         return dict(self.data)

@@ -1,10 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2025, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Deterministic seed data: the account user, its keys, projects and operation histories.
+"""Deterministic seed data: the account user, its keys, projects and operation histories,
+one organization the user administers, and a project another account shares with the user.
 
 Everything but absolute times depends only on the seed: ids, names, counts,
 actions, outcomes and the offsets of timestamps from the moment of seeding.
+The personal account is drawn first, from its own random sequence, so adding the
+organization changed none of its ids; the organization's part is drawn from a second one.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import time
 
 from . import ids
 from .clock import iso_seconds, us_from_seconds
-from .model import ENDPOINT_ACTIONS, ApiKey, Operation, Project
+from .model import ENDPOINT_ACTIONS, ApiKey, Operation, Organization, Project, User
 
 DEMO_PROJECT_ID = "shiny-river-12345678"
 DEMO_PROJECT_NAME = "demo-project"
@@ -24,6 +27,18 @@ PROJECT_COUNT = 37
 MAX_OTHER_OPERATIONS = 120
 BOOTSTRAP_KEY_NAME = "bootstrap"
 FIRST_KEY_ID = 184310
+
+# The seeded organization: the same ids for every seed. The bootstrap user is its admin,
+# "Riley Member" a member. (id, name, region, number of ended operations), newest first.
+ORG_ID = "org-calm-tree-21298941"
+ORG_NAME = "Calm Tree Labs"
+ORG_PROJECTS = (
+    ("bold-glade-61830452", "checkout-api", "aws-eu-central-1", 20),
+    ("quiet-brook-72914063", "checkout-api-staging", "aws-eu-central-1", 12),
+    ("young-forest-83025174", "ledger", "aws-us-east-2", 0),
+)
+# A personal project of another account ("Alex Partner"), shared with the bootstrap user.
+SHARED_PROJECT = ("wild-sea-94136285", "partner-reports", "aws-us-west-2", 6)
 
 # region id -> (platform id, proxy host)
 REGIONS = {
@@ -86,9 +101,10 @@ _DAY_US = 86400 * 1000000
 class Seeded:
     """The result of seeding (plain data, handed over to State)."""
 
-    def __init__(self, user, org_id, keys, projects, next_key_id):
-        self.user = user
-        self.org_id = org_id
+    def __init__(self, user, users, organizations, keys, projects, next_key_id):
+        self.user = user              # the bootstrap user (a User)
+        self.users = users            # every User, the bootstrap user first
+        self.organizations = organizations
         self.keys = keys
         self.projects = projects
         self.next_key_id = next_key_id
@@ -108,10 +124,11 @@ def _branches(rng, count):
 
 
 def project_data(rng, project_id, name, region_id, created_us, now_us, org_id, owner_id):
+    """A project's list fields. ``org_id`` None: a personal project, without the field (as live)."""
     platform_id, proxy_host = REGIONS[region_id]
     active_time = rng.randint(0, 3000000)
     size_limit = rng.choice((3072, 3072, 3072, 204800))
-    return {
+    data = {
         "id": project_id,
         "platform_id": platform_id,
         "region_id": region_id,
@@ -148,6 +165,9 @@ def project_data(rng, project_id, name, region_id, created_us, now_us, org_id, o
         "history_retention_seconds": rng.choice((86400, 86400, 21600, 604800)),
         "locked": False,
     }
+    if org_id is None:
+        del data["org_id"]
+    return data
 
 
 def _history_operation(rng, project, created_us, action=None, outcome=None):
@@ -207,30 +227,30 @@ def _names(rng, count):
 def build(seed, now_us, bootstrap_secret, extra_keys=True):
     """Build the seeded account state at ``now_us``."""
     rng = random.Random(seed)
-    user = {"id": ids.seeded_uuid(rng), "name": "Sam Simulator", "image": ""}
-    org_id = ids.org_id(rng)
+    user = User(ids.seeded_uuid(rng), "Sam Simulator", "sam@example.com", now_us - 400 * _DAY_US)
+    ids.org_id(rng)  # drawn before organizations existed; still drawn so that every later id stays the same
 
     # ----- API keys: bootstrap is the newest; extras show duplicate names,
     # a never-used key and a comma-separated last_used_from_addr.
     keys = []
     key_id = FIRST_KEY_ID
     if extra_keys:
-        ci_key = ApiKey(key_id, "ci-pipeline", ids.api_key_secret(), now_us - 41 * _DAY_US, user)
+        ci_key = ApiKey(key_id, "ci-pipeline", ids.api_key_secret(), now_us - 41 * _DAY_US, user.ref())
         ci_key.last_used_us = now_us - 3 * 3600 * 1000000
         ci_key.last_used_from_addr = "113.203.180.132,35.160.120.126"
         keys.append(ci_key)
-        keys.append(ApiKey(key_id + 1, "ci-pipeline", ids.api_key_secret(), now_us - 12 * _DAY_US, user))
+        keys.append(ApiKey(key_id + 1, "ci-pipeline", ids.api_key_secret(), now_us - 12 * _DAY_US, user.ref()))
         key_id += 2
-    keys.append(ApiKey(key_id, BOOTSTRAP_KEY_NAME, bootstrap_secret, now_us - us_from_seconds(60), user,
+    keys.append(ApiKey(key_id, BOOTSTRAP_KEY_NAME, bootstrap_secret, now_us - us_from_seconds(60), user.ref(),
                        bootstrap=True))
     key_id += 1
 
-    # ----- projects: the demo project is the most recently created one, so it
+    # ----- personal projects: the demo project is the most recently created one, so it
     # comes first in the project list.
     projects = []
     demo_created = now_us - 30 * _DAY_US
     demo_data = project_data(rng, DEMO_PROJECT_ID, DEMO_PROJECT_NAME, "aws-us-east-2", demo_created, now_us,
-                             org_id, user["id"])
+                             None, user.id)
     demo = Project(demo_data, demo_created, _branches(rng, 4))
     demo.data["pg_version"] = 17
     guaranteed = [(action, outcome) for outcome in OUTCOMES for action in _ACTION_NAMES]
@@ -254,7 +274,7 @@ def build(seed, now_us, bootstrap_secret, extra_keys=True):
         used_ids.add(project_id)
         created_us = now_us - 31 * _DAY_US - rng.randint(0, 400 * _DAY_US)
         region_id = rng.choices(regions, _REGION_WEIGHTS)[0]
-        project = Project(project_data(rng, project_id, name, region_id, created_us, now_us, org_id, user["id"]),
+        project = Project(project_data(rng, project_id, name, region_id, created_us, now_us, None, user.id),
                           created_us, _branches(rng, rng.randint(1, 4)))
         if index == 5:
             project.data["locked"] = True
@@ -262,4 +282,34 @@ def build(seed, now_us, bootstrap_secret, extra_keys=True):
         start_us = max(created_us, now_us - 45 * _DAY_US)
         project.set_operations(_history(rng, project, count, start_us, now_us - 600 * 1000000))
         projects.append(project)
-    return Seeded(user, org_id, keys, projects, key_id)
+
+    users, organizations, more_projects = _organization_and_partner(seed, now_us, user)
+    return Seeded(user, users, organizations, keys, projects + more_projects, key_id)
+
+
+def _seeded_project(rng, spec, created_us, now_us, org_id, owner_id):
+    project_id, name, region_id, operations = spec
+    project = Project(project_data(rng, project_id, name, region_id, created_us, now_us, org_id, owner_id),
+                      created_us, _branches(rng, 2))
+    start_us = max(created_us, now_us - 45 * _DAY_US)
+    project.set_operations(_history(rng, project, operations, start_us, now_us - 600 * 1000000))
+    return project
+
+
+def _organization_and_partner(seed, now_us, user):
+    """The seeded organization (admin: the bootstrap user) and a project shared with that user."""
+    rng = random.Random("neon-simulator-organizations-%d" % seed)
+    member = User(ids.seeded_uuid(rng), "Riley Member", "riley@example.com", now_us - 300 * _DAY_US)
+    partner = User(ids.seeded_uuid(rng), "Alex Partner", "alex@example.com", now_us - 500 * _DAY_US)
+    org = Organization(ORG_ID, ORG_NAME, now_us - 200 * _DAY_US)
+    org.updated_us = now_us - 7 * _DAY_US
+    org.members[user.id] = "admin"
+    org.members[member.id] = "member"
+    projects = []
+    for index, spec in enumerate(ORG_PROJECTS):
+        created_us = now_us - (35 + 40 * index) * _DAY_US  # older than the demo project, the newest of all
+        projects.append(_seeded_project(rng, spec, created_us, now_us, org.id, user.id))
+    shared = _seeded_project(rng, SHARED_PROJECT, now_us - 90 * _DAY_US, now_us, None, partner.id)
+    shared.shared_with.add(user.id)
+    projects.append(shared)
+    return [user, member, partner], [org], projects

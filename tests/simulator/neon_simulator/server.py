@@ -15,7 +15,7 @@ from . import ids
 from .app import API_PREFIX, CONTROL_PREFIX, DropConnection, SimulatorApp
 from .clock import Clock
 from .faults import FaultRegistry
-from .ratelimit import RateLimiter
+from .ratelimit import ORG_KEY_CREATE_RATE, RateLimiter
 from .requestlog import RequestLog
 from .seed import DEMO_PROJECT_NAME
 from .state import State
@@ -108,7 +108,7 @@ class Simulator:
     """
 
     def __init__(self, api_key=None, seed=1, host="127.0.0.1", port=0, rate_limit=None, clock=None,
-                 allow_remote=False, log_requests=False, extra_keys=True):
+                 allow_remote=False, log_requests=False, extra_keys=True, org_key_rate_limit=ORG_KEY_CREATE_RATE):
         if not allow_remote and not is_loopback(host):
             raise ValueError("refusing to listen on non-loopback host %r (pass allow_remote=True)" % host)
         self.host = host
@@ -119,9 +119,10 @@ class Simulator:
         self.fault_registry = FaultRegistry()
         self.request_log = RequestLog()
         self.rate_limiter = RateLimiter(rate_limit) if rate_limit else None
+        org_key_limiter = RateLimiter(org_key_rate_limit) if org_key_rate_limit else None
         self._stop_event = threading.Event()
         self.app = SimulatorApp(self.state, self.fault_registry, self.request_log, self.rate_limiter,
-                                self._stop_event)
+                                self._stop_event, org_key_limiter)
         self._handler = VerboseRequestHandler if log_requests else RequestHandler
         self._server = None
         self._thread = None
@@ -188,6 +189,11 @@ class Simulator:
     def demo_project_name(self):
         return DEMO_PROJECT_NAME
 
+    @property
+    def org_id(self):
+        """The seeded organization, ``org-calm-tree-21298941`` (its admin: the bootstrap key's user)."""
+        return self.state.org_id
+
     # ------------------------------------------------------------------ control
     def reset(self):
         """Seeded state back (bootstrap key active), no faults, empty request log."""
@@ -206,7 +212,69 @@ class Simulator:
         return self.state.add_history(project_id, count, days, seed)
 
     def create_project(self, **spec):
+        """A project: ``name``, ``region_id``, ``pg_version``, ``id``, ``org_id``, ``owner`` (see README)."""
         return self.state.create_project(spec)
+
+    def release_operations(self, project_id, operation_id=None, **end):
+        """End held operations now: one by id, or every held one of the project.
+
+        ``end`` may hold ``outcome``, ``error``, ``failures_count`` and ``after`` (seconds).
+        Returns the released operations.
+        """
+        return self.state.release_operations(project_id, operation_id, end)
+
+    # ------------------------------------------------------------------ scenes: users, organizations, keys
+    def create_user(self, **spec):
+        """A user: ``name``, ``email``, ``id``, ``org_id_required`` ("auto", True, False)."""
+        return self.state.create_user(spec)
+
+    def update_user(self, user_id="bootstrap", **spec):
+        """Change ``org_id_required`` or ``name`` of a user ("bootstrap": the seeded user)."""
+        return self.state.update_user(user_id, spec)
+
+    def users(self):
+        return self.state.list_users()
+
+    def create_organization(self, **spec):
+        """An organization: ``name``, ``id``, ``plan``, ``admins``, ``members``, ``projects`` (see README)."""
+        return self.state.create_organization(spec)
+
+    def add_member(self, org_id, user_id, role="member"):
+        return self.state.add_member(org_id, {"user_id": user_id, "role": role})
+
+    def remove_member(self, org_id, user_id):
+        return self.state.remove_member(org_id, user_id)
+
+    def organizations(self):
+        return self.state.list_organizations()
+
+    def create_key(self, kind="personal", **spec):
+        """A key of any kind, with its secret in ``key``: ``name``, ``user_id``, ``org_id``, ``project_id``."""
+        return self.state.control_create_key(dict(spec, kind=kind))
+
+    def share_project(self, project_id, user_id="bootstrap"):
+        return self.state.share_project(project_id, {"user_id": user_id})
+
+    def transfer_project(self, project_id, org_id, owner=None):
+        """Move a project into ``org_id``, or to ``owner``'s personal projects when ``org_id`` is None."""
+        spec = {"org_id": org_id}
+        if owner is not None:
+            spec["owner"] = owner
+        return self.state.transfer_project(project_id, spec)
+
+    def set_unavailable(self, project_ids, answers=1):
+        """Leave these projects out of the next ``answers`` listings that hold them (None: of every one)."""
+        return self.state.set_unavailable({"project_ids": list(project_ids), "answers": answers})
+
+    def clear_unavailable(self):
+        return self.state.clear_unavailable()
+
+    def set_rate_limits(self, **spec):
+        """``per_route``, ``org_key_create`` (requests per second, None: off), ``org_key_create_burst``."""
+        return self.app.set_rate_limits(spec)
+
+    def rate_limits(self):
+        return self.app.rate_limits()
 
     def add_fault(self, **spec):
         """Add a fault (method, path, count, status, retry_after, latency, body, drop, apply)."""
@@ -225,9 +293,9 @@ class Simulator:
     def clear_requests(self):
         return self.request_log.clear()
 
-    def keys(self):
-        """Every key including revoked ones, without secrets."""
-        return self.state.all_keys()
+    def keys(self, kind=None):
+        """Every key including revoked ones (of one ``kind``, if given), without secrets."""
+        return self.state.all_keys(kind)
 
     def advance_clock(self, seconds):
         self.clock.advance(seconds)

@@ -22,6 +22,7 @@ state_module = pytest.importorskip("neon_simulator.state")
 Simulator = neon_simulator.Simulator
 SIMULATOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(neon_simulator.__file__)))
 API_KEY = "sim-selftest-key-0001"
+PERSONAL_PROJECTS = 37  # the seeded personal projects of the bootstrap user (GET /projects with its key)
 KEY_RE = re.compile(r"^[a-z0-9]{64}$")
 SECONDS_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 MICRO_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
@@ -209,22 +210,19 @@ def test_projects_default_page_is_10_and_cursor_walks_all_projects(sim):
         if len(page["projects"]) < 10:
             break
         page = call(sim, "GET", "/projects", params={"cursor": page["pagination"]["cursor"]}).json()
-    assert len(seen) == len(set(seen)) == len(sim.state.projects) >= 30
+    assert len(seen) == len(set(seen)) == PERSONAL_PROJECTS
+    assert all("org_id" not in project for project in first["projects"])  # personal projects, as live
 
 
 def test_projects_limit_400_bounds_and_search(sim):
     everything = call(sim, "GET", "/projects", params={"limit": 400}).json()
-    assert len(everything["projects"]) == len(sim.state.projects)
+    assert len(everything["projects"]) == PERSONAL_PROJECTS
     assert everything["pagination"]["cursor"] == everything["projects"][-1]["id"]
     for bad in ("401", "0", "ten"):
         assert_error(call(sim, "GET", "/projects", params={"limit": bad}), 400)
     found = call(sim, "GET", "/projects", params={"search": "DEMO-proj"}).json()["projects"]
     assert [project["id"] for project in found] == [sim.demo_project_id]
     assert len(call(sim, "GET", "/projects", params={"search": "river-1234"}).json()["projects"]) == 1
-    org_id = everything["projects"][0]["org_id"]
-    assert len(call(sim, "GET", "/projects", params={"org_id": org_id, "limit": 400}).json()["projects"]) == \
-        len(everything["projects"])
-    assert call(sim, "GET", "/projects", params={"org_id": "org-other-00000000"}).json()["projects"] == []
     assert_error(call(sim, "GET", "/projects", params={"cursor": "no-such-project-1"}), 400)
 
 
@@ -288,10 +286,12 @@ def test_seeded_history_covers_every_end_status_and_many_actions(sim):
 
 
 def test_started_operation_goes_scheduling_running_finished_in_real_time(sim):
+    """The default clock follows real time. A busy machine may hide a phase from the polls,
+    so the test checks the order of the phases seen, not that each was seen."""
     started = sim.start_operations(sim.demo_project_id, action="start_compute", scheduling=0.2, duration=0.8)
     assert [op["status"] for op in started] == ["scheduling"]
     path = ops_path(sim.demo_project_id) + "/" + started[0]["id"]
-    seen, deadline = ["scheduling"], time.monotonic() + 5
+    seen, deadline = ["scheduling"], time.monotonic() + 60
     while time.monotonic() < deadline:
         op = call(sim, "GET", path).json()["operation"]
         if seen[-1] != op["status"]:
@@ -299,7 +299,7 @@ def test_started_operation_goes_scheduling_running_finished_in_real_time(sim):
         if op["status"] == "finished":
             break
         time.sleep(0.03)
-    assert seen == ["scheduling", "running", "finished"]
+    assert seen in (["scheduling", "running", "finished"], ["scheduling", "finished"])
     assert op["total_duration_ms"] == 800 and op["failures_count"] == 0
     assert op["updated_at"] >= op["created_at"]
 
@@ -508,7 +508,8 @@ def test_seed_is_deterministic_and_fast():
 def test_cli_prints_the_url_serves_and_stops_on_sigterm(tmp_path):
     url_file = tmp_path / "url"
     env = dict(os.environ, PYTHONPATH=SIMULATOR_DIR, NEON_SIMULATOR_API_KEY="cli-key")
-    command = [sys.executable, "-m", "neon_simulator", "--port", "0", "--url-file", str(url_file)]
+    command = [sys.executable, "-m", "neon_simulator", "--port", "0", "--url-file", str(url_file),
+               "--org-key-rate-limit", "0"]
     with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
         try:
             first = process.stdout.readline().strip()
@@ -521,6 +522,8 @@ def test_cli_prints_the_url_serves_and_stops_on_sigterm(tmp_path):
             assert url_file.read_text().strip() == url
             response = requests.get(url + "/api_keys", headers={"Authorization": "Bearer cli-key"}, timeout=5)
             assert response.status_code == 200
+            control_url = url[:-len("/api/v2")] + "/_simulator"
+            assert requests.get(control_url + "/rate_limits", timeout=5).json()["org_key_create"] is None
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=10) == 0
             assert not url_file.exists()
