@@ -24,20 +24,28 @@ options:
       - Base URL of the Neon API v2, ending in the version segment. A trailing slash is ignored.
       - If not set, the value of the E(NEON_API_URL) environment variable is used, then the default.
       - Plain C(http://) is accepted only for this machine (C(localhost), C(127.0.0.0/8), C(::1)),
-        such as a local simulator, unless O(api_allow_plain_http=true).
+        such as a local simulator, and only when no proxy from the environment would carry it, unless
+        O(api_allow_plain_http=true).
+      - A URL with a user name or password (C(https://user:pass@host/...)) is refused; the API key is the
+        only credential sent. Credentials of C(~/.netrc) are never sent either.
+      - Proxies are taken from the environment (E(HTTPS_PROXY), E(HTTP_PROXY), E(ALL_PROXY), E(NO_PROXY)).
     type: str
     default: https://console.neon.tech/api/v2
   api_timeout:
     description:
-      - Seconds to wait for each HTTP request before giving up on it.
+      - Seconds one HTTP request may take in all - connecting, waiting for the answer and reading the whole
+        of it - before it is given up. A request that gets no complete answer in time counts as a network
+        error (see O(api_retries)).
     type: float
     default: 30
   api_retries:
     description:
       - How many times to repeat a request that failed in a way that is safe to repeat.
-      - Any request is repeated after HTTP 423 (project locked), 429 (rate limited) or 503. GET requests
-        are also repeated after HTTP 500, 502, 504, a body that is not JSON, a connection error or a
-        read timeout. A POST or DELETE that may have been carried out is never repeated.
+      - Any request is repeated after HTTP 423 (project locked), 429 (rate limited) or 503, and after a
+        connection that could not be made. GET requests are also repeated after HTTP 500, 502, 504, a body
+        that is not JSON, an answer cut short, a connection error or a timeout. A POST or DELETE that may
+        have been carried out is never repeated, and neither is a request whose TLS certificate was refused
+        or whose answer was larger than 16 MiB.
       - Set to V(0) to never repeat a request.
     type: int
     default: 5
@@ -57,9 +65,19 @@ options:
   validate_certs:
     description:
       - Whether to verify the TLS certificate of the API.
-      - Only set to V(false) for a test service with a self-signed certificate.
+      - Only set to V(false) for a test service with a self-signed certificate. V(false) holds whatever CA
+        bundle variables (E(REQUESTS_CA_BUNDLE), E(CURL_CA_BUNDLE)) the environment sets.
+      - A certificate that cannot be verified fails the task at once; it is not retried.
     type: bool
     default: true
+  ca_path:
+    description:
+      - A CA bundle (a PEM file) or a directory of CA certificates to verify the API's TLS certificate
+        with, for a service behind a TLS-inspecting proxy or with a certificate of your own CA.
+      - If not set, the first of the environment variables E(NEON_CA_PATH), E(REQUESTS_CA_BUNDLE) and
+        E(CURL_CA_BUNDLE) that is set is used; without any, the CA bundle that C(requests) ships with.
+      - Not used with O(validate_certs=false).
+    type: path
 requirements:
   - python >= 3.9
   - requests

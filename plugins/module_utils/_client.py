@@ -3,8 +3,9 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """HTTP client for the Neon control-plane API v2 (private to this collection).
 
-Nothing here knows about Ansible: every failure is raised as NeonAPIError, and
-one place (_module.py) turns it into fail_json.
+Nothing here knows about Ansible: every failure is raised as NeonAPIError, and one place
+(_module.py) turns it into fail_json. The retry policy, the decoding of answers and the
+wording of request failures live here; the wire itself is _transport.py.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -12,10 +13,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import email.utils
-import ipaddress
 import json
+import math
 import random
-import re
 import time
 import uuid
 
@@ -25,20 +25,20 @@ except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the i
     from urllib import quote, urlencode  # type: ignore
     from urlparse import urlsplit  # type: ignore
 
-try:
-    import requests
-    HAS_REQUESTS = True
-    REQUESTS_IMPORT_ERROR = None
-except ImportError as exc:  # pragma: no cover - exercised by the import sanity test
-    requests = None
-    HAS_REQUESTS = False
-    REQUESTS_IMPORT_ERROR = exc
+from ansible_collections.neon.cloud.plugins.module_utils._errors import AUTH_HINT, NeonAPIError, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._text import SecretScrubber, one_line
+from ansible_collections.neon.cloud.plugins.module_utils._transport import (
+    DEFAULT_API_URL,
+    HAS_REQUESTS,
+    REQUESTS_IMPORT_ERROR,
+    Transport,
+    TransportError,
+)
 
 COLLECTION_VERSION = "1.0.0"
-DEFAULT_API_URL = "https://console.neon.tech/api/v2"
 USER_AGENT = "neon.cloud-ansible/%s" % COLLECTION_VERSION
 
-# Retry policy (real-api-notes.md): 423 (project locked), 429 (rate limit) and 503 mean the
+# Retry policy (docs/api-behaviour.md): 423 (project locked), 429 (rate limit) and 503 mean the
 # request was not carried out, so any method may repeat it. 500/502/504 and network errors
 # after the request was sent leave it unknown whether a POST or DELETE happened: only GET
 # repeats those.
@@ -48,58 +48,27 @@ IDEMPOTENT_METHODS = frozenset(("GET", "HEAD"))
 
 BACKOFF_BASE = 0.5
 BODY_EXCERPT_CHARS = 200
-AUTH_HINT = "the API key is missing, invalid or revoked"
-NOT_REPEATED_NOTE = "; the request may have been carried out, so it was not repeated"
+# No answer of this API nests deeper than a few levels; a deeper one is refused before any code
+# (or Ansible's own result handling, which recurses) walks it.
+ANSWER_DEPTH_MAX = 32
+
+__all__ = ["DEFAULT_API_URL", "HAS_REQUESTS", "REQUESTS_IMPORT_ERROR", "NeonClient", "NeonAPIError",
+           "api_path", "query_string"]
 
 
-class NeonAPIError(Exception):
-    """A request that did not give a usable answer.
-
-    ``retryable`` tells a caller that keeps trying (operation_wait) whether the fault may
-    heal by itself; ``ambiguous`` says a non-idempotent request may have been carried out.
-    ``in_flight`` says no answer came within the timeout: the service may still be carrying
-    the request out, so a listing made now cannot prove that it was not.
-    """
-
-    in_flight = False
-
-    def __init__(self, message, method=None, path=None, status=None, code=None, api_message=None,
-                 request_id=None, attempts=1, elapsed=None, retryable=False, ambiguous=False,
-                 body_excerpt=None):
-        super(NeonAPIError, self).__init__(message)
-        self.message = message
-        self.method = method
-        self.path = path
-        self.status = status
-        self.code = code
-        self.api_message = api_message
-        self.request_id = request_id
-        self.attempts = attempts
-        self.elapsed = elapsed
-        self.retryable = retryable
-        self.ambiguous = ambiguous
-        self.body_excerpt = body_excerpt
-
-    def __str__(self):
-        return self.message
-
-    def to_dict(self):
-        return {
-            "status": self.status,
-            "method": self.method,
-            "path": self.path,
-            "code": self.code,
-            "message": self.api_message,
-            "request_id": self.request_id,
-            "attempts": self.attempts,
-            "retryable": self.retryable,
-            "ambiguous": self.ambiguous,
-            "body_excerpt": self.body_excerpt,
-        }
+class PathParameterError(ValueError):
+    """A path parameter that would make a request reach another endpoint."""
 
 
 def api_path(*segments):
-    """Join path segments, URL-encoding each one completely (``/`` and ``:`` included)."""
+    """Join path segments, URL-encoding each one completely (``/`` and ``:`` included).
+
+    A segment that is empty, ``.`` or ``..`` would make the request reach another endpoint
+    (``/projects/../api_keys``), so it is refused.
+    """
+    for segment in segments:
+        if str(segment) in ("", ".", ".."):
+            raise PathParameterError("a path parameter must not be empty, '.' or '..', got %r" % (segment,))
     return "/" + "/".join(quote(str(segment), safe="") for segment in segments)
 
 
@@ -109,41 +78,28 @@ def query_string(params):
     return urlencode(pairs, quote_via=quote)
 
 
-# An answer can hold a secret: POST /api_keys answers the new key's secret in "key" (a cut or
-# malformed answer is shown as an excerpt), and a proxy's error page may echo the Authorization
-# header. Excerpts never carry them, whole or cut.
-SECRET_PATTERNS = (
-    (re.compile(r"""(["']key["']\s*:\s*["']?)[^"',}\s]*"""), r"\1<redacted>"),
-    (re.compile(r"""(Bearer\s+)[^\s"'<>,;]+""", re.IGNORECASE), r"\1<redacted>"),
-)
-
-
-def excerpt(text, limit=BODY_EXCERPT_CHARS):
-    text = " ".join((text or "").split())
-    for pattern, replacement in SECRET_PATTERNS:
-        text = pattern.sub(replacement, text)
-    if len(text) > limit:
-        return text[:limit] + "..."
-    return text
-
-
 def parse_retry_after(value, now=None):
     """Seconds to wait from a Retry-After header (delta-seconds or HTTP date), or None."""
     if not value:
         return None
     value = value.strip()
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
-        pass
+        seconds = None
+    if seconds is not None:
+        return None if math.isnan(seconds) else max(0.0, seconds)
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if when is None:
         return None
     now = time.time() if now is None else now
-    return max(0.0, when.timestamp() - now)
+    try:
+        return max(0.0, when.timestamp() - now)
+    except (OverflowError, ValueError, OSError):
+        return None
 
 
 def backoff_delay(attempt, max_delay, rand=random.random):
@@ -152,76 +108,54 @@ def backoff_delay(attempt, max_delay, rand=random.random):
     return ceiling / 2.0 + rand() * ceiling / 2.0
 
 
-def _json_or_none(text):
+def decode_json(body):
+    """The JSON value of ``body`` (bytes), or raise ValueError; a too deeply nested one too."""
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):  # RecursionError: absurdly nested JSON
-        return None
+        value = json.loads(body.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("nested too deeply")
+    if too_deep(value):
+        raise ValueError("nested too deeply")
+    return value
 
 
-def describe_error(method, path, status, body_text, request_id, fallback_id=None):
-    """Build the NeonAPIError for a non-2xx answer.
+_CONTAINERS = (dict, list)
+_CONTAINER_TYPES = frozenset(_CONTAINERS)
 
-    The request id shown is the service's (header, else body), else our own ``fallback_id``.
+
+def too_deep(value, limit=ANSWER_DEPTH_MAX):
+    """Whether ``value`` nests lists and objects more than ``limit`` levels (no recursion).
+
+    A level at a time; an object or list without containers in it is passed over by a test
+    that runs in C (most items of a page are flat objects).
     """
-    payload = _json_or_none(body_text) if body_text else None
-    code = api_message = None
-    if isinstance(payload, dict):
-        code = payload.get("code")
-        api_message = payload.get("message")
-        request_id = request_id or payload.get("request_id")
-        if api_message is not None and not isinstance(api_message, str):
-            api_message = json.dumps(api_message)
-    request_id = request_id or fallback_id
-    body_excerpt = None
-    if api_message:
-        detail = api_message
-    elif body_text and body_text.strip():
-        body_excerpt = excerpt(body_text)
-        detail = "the service answered a body that is not a JSON error: %s" % body_excerpt
-    else:
-        detail = "the service answered an empty body"
-    if status == 401 and AUTH_HINT not in detail:
-        detail = "%s (%s)" % (detail, AUTH_HINT)
-    message = "%s %s failed: HTTP %s: %s" % (method, path, status, detail)
-    if request_id:
-        message += " (request id %s)" % request_id
-    # A gateway error on a POST or DELETE does not say whether the service carried it out.
-    ambiguous = method not in IDEMPOTENT_METHODS and status in RETRY_IDEMPOTENT_ONLY
-    if ambiguous:
-        message += NOT_REPEATED_NOTE
-    error = NeonAPIError(
-        message, method=method, path=path, status=status, code=code, api_message=api_message,
-        request_id=request_id,
-        retryable=status in RETRY_ANY_METHOD or status in RETRY_IDEMPOTENT_ONLY,
-        ambiguous=ambiguous, body_excerpt=body_excerpt,
-    )
-    # 504: the gateway stopped waiting, not the service, which may still be carrying the request
-    # out - like our own read timeout, a listing made now cannot prove it was not.
-    error.in_flight = ambiguous and status == 504
-    return error
-
-
-def _was_never_sent(exc):
-    """True when a connection error happened before any byte of the request left."""
-    if isinstance(exc, requests.exceptions.ConnectTimeout):
-        return True
-    text = repr(exc)
-    return any(marker in text for marker in ("NewConnectionError", "Connection refused", "NameResolutionError",
-                                             "Failed to resolve", "Name or service not known"))
+    level = [value] if type(value) in _CONTAINER_TYPES else []
+    depth = 1
+    while level:
+        if depth > limit:
+            return True
+        children = []
+        for item in level:
+            values = item.values() if isinstance(item, dict) else item
+            if not _CONTAINER_TYPES.isdisjoint(map(type, values)):
+                children.extend([child for child in values if type(child) in _CONTAINER_TYPES])
+        level = children
+        depth += 1
+    return False
 
 
 class NeonClient:
-    """A small client on one ``requests.Session`` (one pooled connection per host).
+    """A small client on one HTTP session (one pooled connection per host).
 
-    ``request`` answers the decoded JSON of a 2xx answer or raises NeonAPIError.
+    ``request`` answers the decoded JSON of a 2xx answer or raises NeonAPIError. ``scrubber``
+    knows every secret the client holds (the key it authenticates with, keys it created), so
+    that no message built from an answer repeats one.
     """
 
-    def __init__(self, api_key, api_url=DEFAULT_API_URL, timeout=30.0, validate_certs=True,
-                 retries=5, retry_max_delay=30.0, sleep=time.sleep, clock=time.monotonic,
-                 session=None):
+    def __init__(self, api_key, api_url=DEFAULT_API_URL, timeout=30.0, validate_certs=True, ca_path=None,
+                 retries=5, retry_max_delay=30.0, sleep=time.sleep, clock=time.monotonic, session=None):
         if not HAS_REQUESTS:
-            raise NeonAPIError("the Python library 'requests' is required: %s" % REQUESTS_IMPORT_ERROR)
+            raise NeonAPIError(None, None, "the Python library 'requests' is required: %s" % REQUESTS_IMPORT_ERROR)
         self.api_url = (api_url or DEFAULT_API_URL).rstrip("/")
         self.timeout = timeout
         self.retries = max(0, int(retries))
@@ -229,24 +163,40 @@ class NeonClient:
         self.sleep = sleep
         self.clock = clock
         self.requests_made = 0
-        self.session = session or requests.Session()
-        self.session.verify = validate_certs
+        self._fallback_key = None
+        self.scrubber = SecretScrubber([api_key])
+        self.transport = Transport(api_key, self.api_url, timeout, validate_certs=validate_certs, ca_path=ca_path,
+                                   session=session)
+        if self.transport.proxy:
+            self.scrubber.add(urlsplit(self.transport.proxy).password)
+        self.session = self.transport.session
         self.session.headers.update({
-            "Authorization": "Bearer %s" % api_key,
             "Accept": "application/json",
+            "Accept-Encoding": "gzip, deflate",
             "User-Agent": USER_AGENT,
         })
-        # requests rewrites the Authorization header itself on redirects to another host;
-        # the API never redirects, so every request is sent with allow_redirects=False and a
-        # 3xx answer is reported as it is. (max_redirects = 0 would turn it into a bare
-        # TooManyRedirects "connection failed: Exceeded 0 redirects" without the status.)
 
     def use_api_key(self, api_key):
         """Authenticate the following requests with another key (after rotating the current one)."""
-        self.session.headers["Authorization"] = "Bearer %s" % api_key
+        self.remember_secret(api_key)
+        self.transport.use_api_key(api_key)
+
+    def fall_back_to(self, api_key):
+        """Go on with ``api_key`` once the service refuses the current key (HTTP 401).
+
+        A rotation may revoke the very key the task authenticates with; the requests after that
+        continue with the key it created. A 401 means nothing was carried out, so the refused
+        request is simply sent again with the new key.
+        """
+        self.remember_secret(api_key)
+        self._fallback_key = api_key
+
+    def remember_secret(self, secret):
+        """A secret that no message may show from now on (a key created by this task)."""
+        self.scrubber.add(secret)
 
     def close(self):
-        self.session.close()
+        self.transport.close()
 
     def get(self, path, params=None, deadline=None):
         return self.request("GET", path, params=params, deadline=deadline)
@@ -266,8 +216,8 @@ class NeonClient:
         """
         method = method.upper()
         query = query_string(params)
-        url = self.api_url + path + ("?" + query if query else "")
         shown_path = path + ("?" + query if query else "")
+        url = self.api_url + shown_path
         headers = {"Content-Type": "application/json"} if body is not None else {}
         data = json.dumps(body) if body is not None else None
         started = self.clock()
@@ -276,17 +226,21 @@ class NeonClient:
             attempt += 1
             request_id = str(uuid.uuid4())
             headers["X-Request-ID"] = request_id
-            error, retry_after = self._attempt(method, url, shown_path, headers, data, request_id)
-            if not isinstance(error, NeonAPIError):
-                return error  # the decoded answer
-            if attempt > self.retries or not self._may_retry(method, error):
-                raise self._final(error, attempt, self.clock() - started)
-            delay = backoff_delay(attempt, self.retry_max_delay)
-            if retry_after is not None:
-                delay = min(self.retry_max_delay, max(retry_after, 0.0))
-            if deadline is not None and self.clock() + delay >= deadline:
-                raise self._final(error, attempt, self.clock() - started)
-            self.sleep(delay)
+            try:
+                return self._attempt(method, url, shown_path, headers, data, request_id)
+            except NeonAPIError as error:
+                if error.status == 401 and self._fallback_key is not None:
+                    self.use_api_key(self._fallback_key)
+                    self._fallback_key = None
+                    continue
+                if attempt > self.retries or not self._may_retry(method, error):
+                    raise error.gave_up(attempt, self.clock() - started)
+                delay = backoff_delay(attempt, self.retry_max_delay)
+                if error.retry_after is not None:
+                    delay = min(self.retry_max_delay, error.retry_after)
+                if deadline is not None and self.clock() + delay >= deadline:
+                    raise error.gave_up(attempt, self.clock() - started)
+                self.sleep(delay)
 
     @staticmethod
     def _may_retry(method, error):
@@ -298,82 +252,85 @@ class NeonClient:
             return error.retryable
         return False
 
-    @staticmethod
-    def _final(error, attempts, elapsed):
-        if attempts > 1:
-            error.attempts = attempts
-            error.elapsed = round(elapsed, 3)
-            error.message += "; gave up after %d attempts over %.1f s" % (attempts, elapsed)
-            error.args = (error.message,)
-        return error
-
     def _attempt(self, method, url, shown_path, headers, data, request_id):
-        """One HTTP exchange: the decoded answer, or (NeonAPIError, retry_after seconds)."""
+        """One HTTP exchange: the decoded answer, or NeonAPIError."""
         self.requests_made += 1
         try:
-            response = self.session.request(method, url, headers=headers, data=data, timeout=self.timeout,
-                                            allow_redirects=False)
-        except requests.exceptions.RequestException as exc:
-            return self._network_error(method, shown_path, exc, self.timeout, request_id), None
-        header_id = response.headers.get("x-neon-ret-request-id")
-        reply_id = header_id or request_id
-        text = response.text
-        if not 200 <= response.status_code < 300:
-            error = describe_error(method, shown_path, response.status_code, text, header_id, request_id)
-            return error, parse_retry_after(response.headers.get("Retry-After"))
+            answer = self.transport.exchange(method, url, headers, data)
+        except TransportError as failure:
+            raise self._transport_error(method, shown_path, failure, request_id)
+        reply_id = self._safe(answer.headers.get("x-neon-ret-request-id") or "", 100) or None
+        if not 200 <= answer.status < 300:
+            error = self._status_error(method, shown_path, answer, reply_id, request_id)
+            error.retry_after = parse_retry_after(answer.headers.get("Retry-After"))
+            raise error
         try:
-            return json.loads(text), None
-        except (ValueError, RecursionError):
+            return decode_json(answer.body)
+        except ValueError as exc:
+            reply_id = reply_id or request_id
+            if str(exc) == "nested too deeply":
+                raise UnexpectedAnswer(method, shown_path, "the JSON", "is nested more than %d levels deep" %
+                                       ANSWER_DEPTH_MAX, status=answer.status, request_id=reply_id)
             # A CDN hiccup or a cut connection: a GET may simply be asked again; a POST or
             # DELETE was carried out, so its caller must find out what happened instead.
-            ambiguous = method not in IDEMPOTENT_METHODS
-            message = "%s %s failed: HTTP %s but the body is not valid JSON: %s (request id %s)" % (
-                method, shown_path, response.status_code, excerpt(text) or "(empty body)", reply_id)
-            if ambiguous:
-                message += NOT_REPEATED_NOTE
-            return NeonAPIError(message, method=method, path=shown_path, status=response.status_code,
-                                request_id=reply_id, retryable=True, ambiguous=ambiguous,
-                                body_excerpt=excerpt(text)), None
+            text = self._excerpt(answer.body)
+            raise NeonAPIError(method, shown_path, "HTTP %s but the body is not valid JSON: %s" % (
+                answer.status, text or "(empty body)"), status=answer.status, request_id=reply_id, retryable=True,
+                ambiguous=method not in IDEMPOTENT_METHODS, body_excerpt=text)
 
-    @staticmethod
-    def _network_error(method, shown_path, exc, timeout, request_id):
-        never_sent = _was_never_sent(exc)
-        if isinstance(exc, requests.exceptions.Timeout) and not never_sent:
-            what = "no answer within %s s (api_timeout)" % timeout
-        elif never_sent:
-            what = "could not connect: %s" % type(exc).__name__
+    # ------------------------------------------------------------------------------------------ wording
+
+    def _safe(self, text, limit):
+        """Text from the answer, safe to print: one line, bounded, escaped, no secret."""
+        return self.scrubber.scrub(one_line(text, limit))
+
+    def _excerpt(self, body):
+        return self._safe(body[:BODY_EXCERPT_CHARS * 8].decode("utf-8", "replace"), BODY_EXCERPT_CHARS)
+
+    def _status_error(self, method, path, answer, reply_id, request_id):
+        """The NeonAPIError of a non-2xx answer, with the service's message when it sent one."""
+        try:
+            payload = decode_json(answer.body) if answer.body.strip() else None
+        except ValueError:
+            payload = None
+        code = api_message = None
+        if isinstance(payload, dict):
+            code = payload.get("code") if isinstance(payload.get("code"), str) else None
+            api_message = payload.get("message")
+            if api_message is not None and not isinstance(api_message, str):
+                api_message = json.dumps(api_message)
+            if not reply_id and isinstance(payload.get("request_id"), str):
+                reply_id = self._safe(payload["request_id"], 100) or None
+        body_excerpt = None
+        if api_message:
+            api_message = self._safe(api_message, 300)
+            code = self._safe(code, 60) if code else code
+            detail = api_message
+        elif answer.body.strip():
+            body_excerpt = self._excerpt(answer.body)
+            detail = "the service answered a body that is not a JSON error: %s" % body_excerpt
         else:
-            what = "the connection failed: %s" % excerpt(str(exc), 160)
-        retryable = isinstance(exc, (requests.exceptions.ConnectionError, requests.exceptions.Timeout))
-        ambiguous = method not in IDEMPOTENT_METHODS and not never_sent
-        message = "%s %s failed: %s (request id %s)" % (method, shown_path, what, request_id)
-        if ambiguous:
-            message += NOT_REPEATED_NOTE
-        error = NeonAPIError(message, method=method, path=shown_path, request_id=request_id,
-                             retryable=retryable, ambiguous=ambiguous)
-        error.in_flight = ambiguous and isinstance(exc, requests.exceptions.Timeout)
-        return error
+            detail = "the service answered an empty body"
+        if answer.status == 401 and AUTH_HINT not in detail:
+            detail = "%s (%s)" % (detail, AUTH_HINT)
+        # A gateway error on a POST or DELETE does not say whether the service carried it out;
+        # after a 504 it may still be doing so (the gateway stopped waiting, not the service).
+        ambiguous = method not in IDEMPOTENT_METHODS and answer.status in RETRY_IDEMPOTENT_ONLY
+        return NeonAPIError(
+            method, path, "HTTP %s: %s" % (answer.status, detail), status=answer.status, code=code,
+            api_message=api_message, request_id=reply_id or request_id,
+            retryable=answer.status in RETRY_ANY_METHOD or answer.status in RETRY_IDEMPOTENT_ONLY,
+            ambiguous=ambiguous, in_flight=ambiguous and answer.status == 504, body_excerpt=body_excerpt)
 
-
-def validate_api_url(url, allow_plain_http=False):
-    """Return an error sentence for an unusable api_url, or None."""
-    try:
-        parts = urlsplit(url or "")
-    except ValueError:  # such as an unclosed [ of an IPv6 address
-        return "api_url must be an http(s) URL such as %s, got %r" % (DEFAULT_API_URL, url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "api_url must be an http(s) URL such as %s, got %r" % (DEFAULT_API_URL, url)
-    if parts.scheme == "http" and not allow_plain_http and not is_loopback(parts.hostname):
-        return ("api_url %s uses plain http to a host that is not this machine: the API key would cross "
-                "the network in clear. Use https, or set api_allow_plain_http=true if you really mean it." % url)
-    return None
-
-
-def is_loopback(hostname):
-    hostname = (hostname or "").lower()
-    if hostname == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(hostname).is_loopback
-    except ValueError:
-        return False  # a name such as 127.0.0.1.example.com can resolve anywhere
+    def _transport_error(self, method, path, failure, request_id):
+        """The NeonAPIError of an exchange that gave no complete answer (TransportError)."""
+        idempotent = method in IDEMPOTENT_METHODS
+        # A certificate refused, an answer too large or in an encoding we did not ask for:
+        # asking again gives the same. Anything else on the network may heal.
+        retryable = failure.kind not in ("certificate", "too_large", "encoding", "invalid")
+        ambiguous = not idempotent and failure.sent
+        return NeonAPIError(
+            method, path, self._safe(failure.detail, 600), status=failure.status, request_id=request_id,
+            retryable=retryable, ambiguous=ambiguous,
+            # no answer at all in time: the service may still be carrying the request out
+            in_flight=ambiguous and failure.kind == "timeout" and not failure.answered)

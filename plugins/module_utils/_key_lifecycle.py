@@ -3,170 +3,303 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What the api_key module does: make a named key present (or rotate it), or revoke keys.
 
-Never creates a key twice: a create whose answer was lost is followed by a fresh listing,
-and repeated only when that listing proves it was not carried out.
+A key matches a task when its name and its scope (its ``project_id``, or none) are the
+task's. Two promises hold whatever the service answers:
+
+- A key is never created twice: a create whose answer was lost is followed by a fresh
+  listing, and repeated only when that listing proves it was not carried out.
+- A key this task created is never lost: whatever fails after the create, the result carries
+  ``changed``, ``api_key`` and its secret in ``key``, and the message names the keys left active.
+
+Nothing here calls Ansible: results are dicts (``warnings`` listed in them), failures are
+TaskFailure carrying what was done, and _module.py turns both into the task's result.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.neon.cloud.plugins.module_utils._api_keys import (
-    create_api_key,
-    list_api_keys,
-    newest_first,
-    public_record,
-    revoke_api_key,
-)
-from ansible_collections.neon.cloud.plugins.module_utils._client import NOT_REPEATED_NOTE, NeonAPIError
+from ansible_collections.neon.cloud.plugins.module_utils._api_keys import newest_first, public_record
+from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 
 NEW_KEY_PLACEHOLDER = "(new)"
 
 
-def _gave_up_after_listings(error, attempts, started, clock, finding):
-    """Reword the last error of requests that were repeated only after a listing proved it safe."""
-    error.message = error.message.replace(NOT_REPEATED_NOTE, "") + (
-        ". The keys were listed after each of %d attempts and %s; gave up after %d attempts over %.1f s" % (
-            attempts, finding, attempts, clock() - started))
-    error.args = (error.message,)
-    error.attempts = attempts
-    return error
+class KeyTask:
+    """One api_key task against ``store`` (a KeyStore), in check mode or not, with a diff or not."""
 
+    def __init__(self, store, check_mode=False, diff=False):
+        self.store = store
+        self.client = store.client
+        self.check_mode = check_mode
+        self.diff = diff
+        self.warnings = []
 
-def _named(keys, name):
-    return [key for key in keys if key.get("name") == name]
+    # ------------------------------------------------------------------------------------------ results
 
+    def _matching(self, keys, name, project_id):
+        return [key for key in keys if key["name"] == name and key.get("project_id") == project_id]
 
-def _summary(keys):
-    """What the diff shows of keys: ids and names, never secrets."""
-    return {"api_keys": [{"id": key.get("id"), "name": key.get("name")} for key in newest_first(keys)]}
+    @staticmethod
+    def _summary(keys):
+        """What the diff shows of keys: ids, names and scopes, never secrets."""
+        shown = []
+        for key in newest_first(keys):
+            item = {"id": key.get("id"), "name": key.get("name")}
+            if key.get("project_id"):
+                item["project_id"] = key["project_id"]
+            shown.append(item)
+        return {"api_keys": shown}
 
+    def _result(self, before, after, **result):
+        if self.diff:
+            result["diff"] = dict(before=self._summary(before), after=self._summary(after))
+        if self.warnings:
+            result["warnings"] = list(self.warnings)
+        return result
 
-def _with_diff(neon, result, before, after):
-    if neon.module._diff:
-        result["diff"] = dict(before=_summary(before), after=_summary(after))
-    return result
+    def _describe(self, keys):
+        return ", ".join(str(key["id"]) for key in newest_first(keys)) or "none"
 
+    # ------------------------------------------------------------------------------------------ present
 
-def _create_once(neon, name, known_ids):
-    """Create the key; after an ambiguous failure, list again before deciding anything."""
-    client = neon.client
-    started = client.clock()
-    for attempt in range(client.retries + 1):
+    def ensure_present(self, name, rotate, project_id=None):
+        existing = self._matching(self.store.list(), name, project_id)
+        if existing and not rotate:
+            if len(existing) > 1:
+                self.warnings.append(
+                    "%d active API keys are named %r (ids %s); names are not unique, so none was created. "
+                    "Use rotate=true to replace them with one new key." % (len(existing), name, self._describe(existing)))
+            return self._result(existing, existing, changed=False, api_key=public_record(newest_first(existing)[0]))
+        planned = dict({"name": name}, **({"project_id": project_id} if project_id else {}))
+        if self.check_mode:
+            result = dict(changed=True, api_key=dict(planned))
+            if rotate:
+                result["revoked_keys"] = [dict(public_record(key), revoked=True) for key in newest_first(existing)]
+            after = [dict(planned, id=NEW_KEY_PLACEHOLDER)] + ([] if rotate else existing)
+            return self._result(existing, after, **result)
+        created = self._create_once(name, project_id, set(key["id"] for key in existing))
+        # From here on the new key's secret is in every result, whatever fails.
+        kept = dict(changed=True, api_key=public_record(created), key=created["key"])
         try:
-            return create_api_key(client, name)
-        except NeonAPIError as error:
-            if not error.ambiguous:
-                raise
-            appeared = [key for key in _named(list_api_keys(client), name) if key.get("id") not in known_ids]
-            if appeared:
-                found = newest_first(appeared)[0]
-                error.message = (
-                    "%s. The keys were listed again: the service did create key %s (%r), but its secret was lost "
-                    "with the answer and cannot be shown again. Nothing was created twice. Revoke that key "
-                    "(state=absent, id=%s) and run the task again, or keep it if its secret is not needed." % (
-                        error.message, found.get("id"), name, found.get("id")))
-                neon.fail_from(error, changed=True, api_key=public_record(found))
-            if error.in_flight:
-                # The create may still land after this listing: asking again could make a second key.
-                error.message += (
-                    ". The keys were listed again and no key named %r is there yet, but the service may still be "
-                    "carrying it out, so it was not asked again (that could create a second key). Check with "
-                    "neon.cloud.api_key_info in a moment: run the task again if no key appeared; a key that appears "
-                    "late cannot show its secret, so revoke it or use rotate=true if you need one." % name)
-                error.args = (error.message,)
-                raise error
-            if attempt == client.retries:
-                if attempt:
-                    # Each attempt was repeated only after a listing proved the previous one was not carried out.
-                    _gave_up_after_listings(error, attempt + 1, started, client.clock,
-                                            "no key named %r had appeared, so no key was created" % name)
-                raise
-            # The listing shows it was not carried out: asking again cannot make a second key.
-    raise NeonAPIError("POST /api_keys was not attempted")  # pragma: no cover - the loop always returns or raises
+            return self._after_create(created, name, rotate, project_id, existing, kept)
+        except TaskFailure:
+            raise
+        except Exception as exc:  # pylint: disable=broad-except  # nothing that fails now may lose the key
+            raise TaskFailure(
+                "API key %s (%r) was created and its secret is in this result's 'key' (shown only now), but then "
+                "the task failed: %s" % (created["id"], name, exc), **self._result(existing, [created] + existing, **kept))
 
-
-def _revoke_one(client, key, revoked):
-    """Revoke one key, adding it to ``revoked``; the NeonAPIError that stopped it, or None.
-
-    After an answer that leaves the outcome open, the keys are listed: a key no longer listed
-    was revoked, and a key still listed was not, so revoking it again is safe (when the first
-    request lands late after all, the repeat answers 404, which also means revoked).
-    """
-    started = client.clock()
-    for attempt in range(client.retries + 1):
-        try:
-            revoked.append(revoke_api_key(client, key["id"]))
-            return None
-        except NeonAPIError as error:
-            if error.status == 404:
-                if attempt:
-                    revoked.append(dict(public_record(key), revoked=True))  # an earlier attempt did it
-                return None  # revoked meanwhile by someone else: the goal holds
-            if not error.ambiguous:
-                return error
-            if key["id"] not in [item.get("id") for item in list_api_keys(client)]:
-                revoked.append(dict(public_record(key), revoked=True))
-                return None
-            if attempt == client.retries:
-                if attempt:
-                    _gave_up_after_listings(error, attempt + 1, started, client.clock,
-                                            "key %s was still active" % key["id"])
-                return error
-    return None  # pragma: no cover - the loop always returns
-
-
-def _revoke_all(neon, keys):
-    """Revoke each key; one already gone counts as revoked. Fails with what was done so far."""
-    client = neon.client
-    revoked = []
-    for key in newest_first(keys):
-        error = _revoke_one(client, key, revoked)
+    def _after_create(self, created, name, rotate, project_id, existing, kept):
+        """Check the new key's scope, look for twins, and for a rotation revoke the older keys."""
+        self._check_scope(created, name, project_id, existing)
+        self._look_for_twins(created, name, project_id, existing)
+        if not rotate:
+            return self._result(existing, [created] + existing, **kept)
+        if not created.get("project_id"):
+            # The new key has the reach of the ones it replaces: when the task's own key is among
+            # them, the requests after its revocation go on with the new one.
+            self.client.fall_back_to(created["key"])
+        revoked, error = self._revoke_all(existing)
         if error is not None:
-            if error.status == 401 and revoked:
-                error.message += (". Keys %s were revoked before this; the key this task authenticates with "
-                                  "was probably among them." % ", ".join(str(item.get("id")) for item in revoked))
-            neon.fail_from(error, changed=bool(revoked), revoked_keys=revoked)
-    return revoked
+            left = [key for key in existing if key["id"] not in set(item.get("id") for item in revoked)]
+            raise TaskFailure(
+                "%s. The rotation is unfinished: API key %s (%r) was created, and its secret is in this result's "
+                "'key' (shown only now: register the result and keep it, e.g. in an always section); older keys "
+                "still active: %s%s. Revoke them with state=absent and id, rather than rotating again, which would "
+                "create another key." % (
+                    error.describe(), created["id"], name, self._describe(left), self._revoked_note(revoked, error.error)),
+                cause=error.error, error=error.error.to_dict(), revoked_keys=revoked,
+                **self._result(existing, [created] + left, **kept))
+        return self._result(existing, [created], revoked_keys=revoked, **kept)
+
+    def _create_once(self, name, project_id, known_ids):
+        """Create the key; after an ambiguous failure, list again before deciding anything."""
+        started = self.client.clock()
+        attempts = self.client.retries + 1
+        for attempt in range(1, attempts + 1):
+            try:
+                return self.store.create(name, project_id)
+            except NeonAPIError as error:
+                if not error.ambiguous:
+                    raise
+                appeared = [key for key in self._matching(self._list_after(error), name, project_id)
+                            if key["id"] not in known_ids]
+                if appeared:
+                    raise self._created_but_unreadable(error, newest_first(appeared)[0], name)
+                if error.in_flight:
+                    raise TaskFailure(
+                        "%s. The keys were listed again and no key named %r is there yet, but the service may still "
+                        "be carrying it out, so it was not asked again (that could create a second key). "
+                        "Check with neon.cloud.api_key_info in a moment: run the task again if no key appeared; a "
+                        "key that appears late cannot show its secret, so revoke it or use rotate=true if you need "
+                        "one." % (error.describe(not_repeated=False), name), cause=error, error=error.to_dict())
+                if not error.retryable or attempt == attempts:
+                    raise TaskFailure(
+                        "%s. The keys were listed after %s and no key named %r had appeared, so no key was created%s" % (
+                            error.describe(not_repeated=False, attempts=False),
+                            "each of %d attempts" % attempt if attempt > 1 else "the attempt", name,
+                            "; gave up after %d attempts over %.1f s" % (attempt, self.client.clock() - started)
+                            if attempt > 1 else ""),
+                        cause=error, error=error.gave_up(attempt, self.client.clock() - started).to_dict())
+                # The listing shows it was not carried out: asking again cannot make a second key.
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _list_after(self, error):
+        """The keys, listed to find out what an ambiguous request did."""
+        try:
+            return self.store.list()
+        except NeonAPIError as listing_error:
+            raise TaskFailure(
+                "%s. Listing the keys to find out whether it was carried out failed too: %s. Check with "
+                "neon.cloud.api_key_info before running the task again." % (error.describe(), listing_error.describe()),
+                cause=listing_error, error=error.to_dict())
+
+    def _created_but_unreadable(self, error, found, name):
+        result = dict(changed=True, api_key=public_record(found), error=error.to_dict())
+        if isinstance(error, UnexpectedAnswer) and error.secret:
+            # The answer was not what the endpoint answers, but it did carry the secret: keep it.
+            result["key"] = error.secret
+            return TaskFailure(
+                "%s. The keys were listed again: the service did create key %s (%r); its secret is in this result's "
+                "'key' (shown only now). Nothing was created twice." % (
+                    error.describe(not_repeated=False), found["id"], name), cause=error, **result)
+        return TaskFailure(
+            "%s. The keys were listed again: the service did create key %s (%r), but its secret was lost with the "
+            "answer and cannot be shown again. Nothing was created twice. Revoke that key (state=absent, id=%s) and "
+            "run the task again, or keep it if its secret is not needed." % (
+                error.describe(not_repeated=False), found["id"], name, found["id"]), cause=error, **result)
+
+    def _check_scope(self, created, name, project_id, existing):
+        """A key scoped to another project than asked is revoked at once (docs/api-behaviour.md)."""
+        if created.get("project_id") == project_id:
+            return
+        wanted = "project %s" % project_id if project_id else "no project"
+        got = "project %s" % created.get("project_id") if created.get("project_id") else "no project"
+        revoked, error = self._revoke_all([created])
+        kept = dict(changed=True, api_key=public_record(created))
+        if error is None:
+            raise TaskFailure(
+                "The service created API key %s (%r) scoped to %s, not %s as asked; it was revoked at once, "
+                "so no key with a scope other than the one asked for is left active." % (
+                    created["id"], name, got, wanted), revoked_keys=revoked, **self._result(existing, existing, **kept))
+        kept["key"] = created["key"]
+        raise TaskFailure(
+            "The service created API key %s (%r) scoped to %s, not %s as asked, and revoking it failed: %s. It is "
+            "still active and its secret is in this result's 'key'; revoke it with state=absent, id=%s." % (
+                created["id"], name, got, wanted, error.describe(), created["id"]),
+            cause=error.error, error=error.error.to_dict(), **self._result(existing, [created] + existing, **kept))
+
+    def _look_for_twins(self, created, name, project_id, existing):
+        """List once more: keys of the same name and scope that another run created meanwhile."""
+        before = set(key["id"] for key in existing) | set([created["id"]])
+        try:
+            twins = [key for key in self._matching(self.store.list(), name, project_id) if key["id"] not in before]
+        except NeonAPIError as error:
+            self.warnings.append("API key %s was created; listing the keys again, to look for keys of that name "
+                                 "that other runs created at the same time, failed: %s" % (created["id"], error))
+            return
+        if twins:
+            self.warnings.append(
+                "While this task created API key %s, another run created %s named %r (%s): names are not unique, "
+                "so both are active. Revoke the one that is not needed." % (
+                    created["id"], "a key" if len(twins) == 1 else "%d keys" % len(twins), name,
+                    "id " + self._describe(twins)))
+
+    # ------------------------------------------------------------------------------------------ absent
+
+    def ensure_absent(self, name, key_id, project_id=None):
+        keys = self.store.list()
+        if key_id is not None:
+            targets = [key for key in keys if key["id"] == key_id]
+            if targets and name is not None and targets[0]["name"] != name:
+                raise TaskFailure("API key %s is named %r, not %r: nothing was revoked" % (
+                    key_id, targets[0]["name"], name), changed=False)
+        else:
+            targets = self._matching(keys, name, project_id)
+        if not targets:
+            return self._result([], [], changed=False, revoked_keys=[])
+        if self.check_mode:
+            revoked = [dict(public_record(key), revoked=True) for key in newest_first(targets)]
+            return self._result(targets, [], changed=True, revoked_keys=revoked)
+        revoked, error = self._revoke_all(targets)
+        if error is not None:
+            left = [key for key in targets if key["id"] not in set(item.get("id") for item in revoked)]
+            raise TaskFailure("%s. Keys still active: %s%s" % (error.describe(), self._describe(left),
+                                                               self._revoked_note(revoked, error.error)),
+                              cause=error.error, error=error.error.to_dict(), changed=bool(revoked),
+                              revoked_keys=revoked)
+        return self._result(targets, [], changed=bool(revoked), revoked_keys=revoked)
+
+    # ------------------------------------------------------------------------------------------ revoking
+
+    def _revoked_note(self, revoked, error):
+        if not revoked:
+            return ""
+        note = "; revoked before this: %s" % self._describe(revoked)
+        if error.status == 401:
+            note += " (the key this task authenticates with was probably among them)"
+        return note
+
+    def _revoke_all(self, keys):
+        """Revoke each key, newest first; one already gone counts as revoked.
+
+        Returns (the revoke answers, None) or, at the first key that cannot be revoked,
+        (the answers so far, its _RevokeFailure).
+        """
+        revoked = []
+        for key in newest_first(keys):
+            error = self._revoke_one(key, revoked)
+            if error is not None:
+                return revoked, error
+        return revoked, None
+
+    def _revoke_one(self, key, revoked):
+        """Revoke one key, adding it to ``revoked``; a _RevokeFailure when it could not, or None.
+
+        After an answer that leaves the outcome open, the keys are listed: a key no longer listed
+        was revoked, and a key still listed was not, so revoking it again is safe (when the first
+        request lands late after all, the repeat answers 404, which also means revoked).
+        """
+        started = self.client.clock()
+        attempts = self.client.retries + 1
+        for attempt in range(1, attempts + 1):
+            try:
+                revoked.append(self.store.revoke(key["id"]))
+                return None
+            except NeonAPIError as error:
+                if error.status == 404:
+                    if attempt > 1:
+                        revoked.append(dict(public_record(key), revoked=True))  # an earlier attempt did it
+                    return None  # revoked meanwhile by someone else: the goal holds
+                if not error.ambiguous:
+                    return _RevokeFailure(error)
+                try:
+                    still_listed = key["id"] in [item["id"] for item in self.store.list()]
+                except NeonAPIError:
+                    return _RevokeFailure(error)
+                if not still_listed:
+                    revoked.append(dict(public_record(key), revoked=True))
+                    return None
+                if not error.retryable or attempt == attempts:
+                    error.gave_up(attempt, self.client.clock() - started)
+                    if attempt == 1:
+                        return _RevokeFailure(error, "The keys were listed after it and key %s was still active"
+                                              % key["id"])
+                    return _RevokeFailure(error, "The keys were listed after each of %d attempts and key %s was still "
+                                          "active; gave up after %d attempts over %.1f s" % (
+                                              attempt, key["id"], attempt, error.elapsed))
+        return None  # pragma: no cover - the loop always returns
 
 
-def ensure_present(neon, name, rotate):
-    client = neon.client
-    existing = _named(list_api_keys(client), name)
-    if existing and not rotate:
-        if len(existing) > 1:
-            neon.warn("%d active API keys are named %r (ids %s); names are not unique, so none was created. "
-                      "Use rotate=true to replace them with one new key." % (
-                          len(existing), name, ", ".join(str(key.get("id")) for key in newest_first(existing))))
-        result = dict(changed=False, api_key=public_record(newest_first(existing)[0]))
-        return _with_diff(neon, result, existing, existing)
-    if neon.check_mode:
-        result = dict(changed=True, api_key={"name": name})
-        if rotate:
-            result["revoked_keys"] = [dict(public_record(key), revoked=True) for key in newest_first(existing)]
-        after = [{"id": NEW_KEY_PLACEHOLDER, "name": name}] + ([] if rotate else existing)
-        return _with_diff(neon, result, existing, after)
-    created = _create_once(neon, name, set(key.get("id") for key in existing))
-    result = dict(changed=True, api_key=public_record(created), key=created["key"])
-    if rotate:
-        # Carry on with the new key: one of the old ones may be the key this task authenticates with.
-        client.use_api_key(created["key"])
-        result["revoked_keys"] = _revoke_all(neon, existing)
-    return _with_diff(neon, result, existing, [created] + ([] if rotate else existing))
+class _RevokeFailure:
+    """Why a key could not be revoked: the last request error, and what the lifecycle did about it."""
 
+    def __init__(self, error, explanation=None):
+        self.error = error
+        self.explanation = explanation
 
-def ensure_absent(neon, name, key_id):
-    keys = list_api_keys(neon.client)
-    if key_id is not None:
-        targets = [key for key in keys if key.get("id") == key_id]
-        if targets and name is not None and targets[0].get("name") != name:
-            neon.fail("API key %s is named %r, not %r: nothing was revoked" % (key_id, targets[0].get("name"), name))
-    else:
-        targets = _named(keys, name)
-    if not targets:
-        return _with_diff(neon, dict(changed=False, revoked_keys=[]), [], [])
-    if neon.check_mode:
-        revoked = [dict(public_record(key), revoked=True) for key in newest_first(targets)]
-    else:
-        revoked = _revoke_all(neon, targets)
-    return _with_diff(neon, dict(changed=bool(revoked), revoked_keys=revoked), targets, [])
+    def describe(self):
+        if self.explanation is None:
+            return self.error.describe()
+        return "%s. %s" % (self.error.describe(not_repeated=False, attempts=False), self.explanation)

@@ -1,17 +1,27 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The Ansible side of every module: connection options, input checks, one client, errors.
+"""The Ansible side of every module: connection options, input checks, one client, results.
 
-A module builds a NeonModule with its own options and passes a function that does the work;
-every NeonAPIError raised there becomes one fail_json with the structured ``error`` result.
+A module builds a NeonModule with its own options and passes a function that does the work.
+That function returns the result dict (its ``warnings`` are shown as Ansible warnings) or
+raises: a NeonAPIError or a TaskFailure becomes one fail_json carrying what was done. Every
+message, warning, error and diff leaves through ``_finish``, which removes any piece of a
+secret the task holds.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
+import os
 import re
+
+try:
+    from urllib.parse import urlsplit
+except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the import sanity test quiet
+    from urlparse import urlsplit  # type: ignore
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
@@ -19,16 +29,25 @@ from ansible_collections.neon.cloud.plugins.module_utils._client import (
     DEFAULT_API_URL,
     HAS_REQUESTS,
     REQUESTS_IMPORT_ERROR,
-    NeonAPIError,
     NeonClient,
-    validate_api_url,
+    PathParameterError,
 )
+from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._text import SecretScrubber, one_line
+from ansible_collections.neon.cloud.plugins.module_utils._transport import check_api_url
 
 # Keys are 64 characters of [a-z0-9]; anything but visible ASCII cannot go into the Authorization header.
 API_KEY_PATTERN = re.compile(r"^[\x21-\x7e]+$")
 OPERATION_ID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 API_KEY_ENV = "NEON_API_KEY"
 API_URL_ENV = "NEON_API_URL"
+# ca_path falls back to our own variable, then to the CA bundle variables that requests users set.
+CA_PATH_ENV = ("NEON_CA_PATH", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
+# Result fields that carry our sentences and excerpts of answers: always scrubbed on the way out.
+# Everything else but ``key`` (a created key's secret, returned on purpose) is scrubbed when a
+# quick search of it finds a piece of a secret (a service that echoes one in a key's name, say).
+_SCRUBBED_FIELDS = ("msg", "warnings", "error", "diff")
+_SECRET_FIELD = "key"
 
 # Documented once in plugins/doc_fragments/api.py; validate-modules checks the two agree.
 CONNECTION_ARGUMENT_SPEC = dict(
@@ -39,6 +58,7 @@ CONNECTION_ARGUMENT_SPEC = dict(
     api_retry_max_delay=dict(type="float", default=30.0),
     api_allow_plain_http=dict(type="bool", default=False),
     validate_certs=dict(type="bool", default=True),
+    ca_path=dict(type="path", fallback=(env_fallback, list(CA_PATH_ENV))),
 )
 
 
@@ -50,33 +70,62 @@ class NeonModule:
         spec.update(argument_spec)
         self.module = AnsibleModule(argument_spec=spec, **kwargs)
         self.params = self.module.params
+        self.client = None
+        api_key = self.params["api_key"]
+        self.scrubber = SecretScrubber([api_key.strip()] if api_key else [])
         if not HAS_REQUESTS:
             self.module.fail_json(msg=missing_required_lib("requests"), exception=str(REQUESTS_IMPORT_ERROR))
         self.require_positive("api_timeout")
         self.require_positive("api_retry_max_delay")
         if self.params["api_retries"] < 0:
             self.fail("api_retries must be 0 or more, got %s" % self.params["api_retries"])
-        if not self.params["api_key"] or not self.params["api_key"].strip():
+        if not api_key or not api_key.strip():
             self.fail("api_key is empty: set the api_key option or the %s environment variable" % API_KEY_ENV)
-        if not API_KEY_PATTERN.match(self.params["api_key"].strip()):
+        if not API_KEY_PATTERN.match(api_key.strip()):
             # Never echo it: requests would put the whole header, key included, into its error text.
             self.fail("api_key contains spaces, line breaks, control or non-ASCII characters, which cannot be sent "
                       "in an HTTP header; check how the key was copied (its value is not shown)")
-        problem = validate_api_url(self.params["api_url"], self.params["api_allow_plain_http"])
+        self._hide_url_credentials(self.params["api_url"])
+        problem = check_api_url(self.params["api_url"], self.params["api_allow_plain_http"])
         if problem:
             self.fail(problem)
+        ca_path = self.params["ca_path"] if self.params["validate_certs"] else None
+        if ca_path and not os.path.exists(ca_path):
+            self.fail("ca_path %s does not exist: give a CA bundle file (PEM) or a directory of CA certificates "
+                      "(it may come from the ca_path option or %s)" % (one_line(ca_path, 200), ", ".join(CA_PATH_ENV)))
         self.client = NeonClient(
-            api_key=self.params["api_key"].strip(),
+            api_key=api_key.strip(),
             api_url=self.params["api_url"],
             timeout=self.params["api_timeout"],
             validate_certs=self.params["validate_certs"],
+            ca_path=ca_path,
             retries=self.params["api_retries"],
             retry_max_delay=self.params["api_retry_max_delay"],
         )
+        self.scrubber = self.client.scrubber
+
+    def _hide_url_credentials(self, url):
+        """A user:password in api_url is refused, and must not show in the task's invocation
+        either (api_url is no secret option, so Ansible would print it at -vvv)."""
+        try:
+            parts = urlsplit(url or "")
+            userinfo = [parts.username, parts.password]
+        except ValueError:
+            userinfo = [re.sub(r"^[^:]*://", "", url or "").partition("@")[0]] if "@" in (url or "") else []
+        for value in userinfo:
+            if value:
+                self.module.no_log_values.add(value)
+                self.scrubber.add(value)
 
     @property
     def check_mode(self):
         return self.module.check_mode
+
+    @property
+    def diff(self):
+        return self.module._diff
+
+    # ------------------------------------------------------------------------------------------ input checks
 
     def require_positive(self, name):
         value = self.params.get(name)
@@ -85,34 +134,59 @@ class NeonModule:
         if value is not None and not value < float("inf"):  # nan or inf: no usable time limit
             self.fail("%s must be a finite number, got %s" % (name, value))
 
-    def require_text(self, name):
-        """A path parameter must not be empty: ``/projects//operations`` would read as another resource."""
-        value = self.params.get(name)
-        if value is not None and not value.strip():
+    def require_path_parameter(self, name, value=None):
+        """A value that goes into the URL path: not empty, not ``.`` or ``..`` (either would make
+        the request reach another endpoint, such as ``/projects//operations``)."""
+        value = self.params.get(name) if value is None else value
+        if value is None:
+            return
+        if not value.strip():
             self.fail("%s must not be empty" % name)
+        if value in (".", ".."):
+            self.fail("%s must not be %r: it would make the request reach another endpoint" % (name, value))
 
     def require_operation_id(self, value, option):
         if not isinstance(value, str) or not OPERATION_ID_PATTERN.match(value):
             self.fail("%s must be an operation id, a UUID such as 0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c10, got %r"
-                      % (option, value))
+                      % (option, one_line(value, 80)))
+
+    # ------------------------------------------------------------------------------------------ results
 
     def warn(self, message):
-        self.module.warn(message)
+        self.module.warn(self.scrubber.scrub(message))
 
     def fail(self, msg, **result):
-        self.module.fail_json(msg=msg, **result)
+        self._finish(failed=True, msg=msg, **result)
 
     def fail_from(self, error, **result):
         """One fail_json for an API error: its sentence plus the structured ``error``."""
         result.setdefault("changed", False)
-        self.module.fail_json(msg=str(error), error=error.to_dict(), **result)
+        self.fail(error.describe(), error=error.to_dict(), **result)
+
+    def _finish(self, failed=False, **result):
+        for warning in result.pop("warnings", None) or ():
+            self.warn(warning)
+        for field in _SCRUBBED_FIELDS:
+            if field in result:
+                result[field] = self.scrubber.scrub_data(result[field])
+        data = [field for field in result if field not in _SCRUBBED_FIELDS and field != _SECRET_FIELD]
+        if self.scrubber.found_in(json.dumps([result[field] for field in data], default=str)):
+            for field in data:
+                result[field] = self.scrubber.scrub_data(result[field])
+        if self.client is not None:
+            self.client.close()
+        if failed:
+            self.module.fail_json(**result)
+        self.module.exit_json(**result)
 
     def run(self, work):
-        """Call ``work(self)``, which returns the result dict; API errors fail the task."""
+        """Call ``work(self)``, which returns the result dict; failures end the task with what was done."""
         try:
             result = work(self)
         except NeonAPIError as error:
             self.fail_from(error)
-        finally:
-            self.client.close()
-        self.module.exit_json(**result)
+        except TaskFailure as failure:
+            self.fail(failure.msg, **failure.result)
+        except PathParameterError as error:
+            self.fail(str(error))
+        self._finish(**result)

@@ -17,10 +17,13 @@ __metaclass__ = type
 import time
 from datetime import datetime
 
-from ansible_collections.neon.cloud.plugins.module_utils._client import NeonAPIError, api_path, excerpt
-from ansible_collections.neon.cloud.plugins.module_utils._paging import OPERATIONS_PAGE_MAX, collect, expect_items, page_cursor
+from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
+from ansible_collections.neon.cloud.plugins.module_utils._client import api_path
+from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError
+from ansible_collections.neon.cloud.plugins.module_utils._paging import OPERATIONS_PAGE_MAX, PageReader, collect
+from ansible_collections.neon.cloud.plugins.module_utils._text import one_line
 
-# real-api-notes.md: the live service has more statuses than the contract's four.
+# docs/api-behaviour.md: the live service has more statuses than the contract's four.
 SUCCESS_STATUSES = ("finished", "skipped")
 FAILURE_STATUSES = ("failed", "error", "cancelled")
 IN_PROGRESS_STATUSES = ("scheduling", "running", "cancelling")  # and any status not known yet
@@ -51,10 +54,10 @@ def describe_operation(operation_id, operation):
     if not isinstance(operation, dict) or "status" not in operation:  # never read (a wait ends with {id, project_id})
         return "%s (status not read yet)" % operation_id
     text = "%s (%s) %s, failures_count %s" % (
-        operation_id, operation.get("action", "unknown action"), operation.get("status", "unknown"),
+        operation_id, one_line(operation.get("action") or "unknown action", 60), one_line(operation["status"], 40),
         operation.get("failures_count", "unknown"))
     if operation.get("error"):
-        text += ", error: %s" % operation["error"]
+        text += ", error: %s" % one_line(operation["error"], 200)
     return text
 
 
@@ -70,20 +73,22 @@ def _timestamp(value):
 
 
 def get_operation(client, project_id, operation_id, deadline=None):
+    """The operation, checked to be the one asked for."""
     path = operations_path(project_id, operation_id)
-    data = client.get(path, deadline=deadline)
-    operation = data.get("operation") if isinstance(data, dict) else None
-    if not isinstance(operation, dict) or "id" not in operation:
-        raise NeonAPIError("GET %s answered HTTP 200 with JSON of an unexpected shape: expected an object with "
-                           "'operation', got %s" % (path, excerpt(repr(data), 120)),
-                           method="GET", path=path, status=200)
-    return operation
+    return answers.operation(client.get(path, deadline=deadline), "GET", path, project_id, operation_id)
+
+
+def list_operations(client, project_id, page_size=OPERATIONS_PAGE_MAX, cursor=None, max_results=None, keep=None):
+    """The project's operations, newest first, as a ListResult (see _paging.collect)."""
+    return collect(client, operations_path(project_id), "operations", page_size, cursor=cursor,
+                   max_results=max_results, keep=keep, item_fields=answers.LISTED_OPERATION_FIELDS)
 
 
 def list_in_progress(client, project_id, deadline=None):
     """Every operation of the project that has not ended, newest first (reads the whole list)."""
     return collect(client, operations_path(project_id), "operations", OPERATIONS_PAGE_MAX,
-                   keep=lambda operation: not has_ended(operation), want_cursor=False, deadline=deadline).items
+                   keep=lambda operation: not has_ended(operation), want_cursor=False, deadline=deadline,
+                   item_fields=answers.OPERATION_FIELDS).items
 
 
 class WaitOutcome:
@@ -231,15 +236,16 @@ class OperationWaiter:
         else:
             limit = min(OPERATIONS_PAGE_MAX, depth + 1 + LIST_MARGIN)
         max_pages = -(-len(wanted) // limit) + 1
-        path = operations_path(project_id)
-        cursor = None
+        reader = PageReader(self.client, operations_path(project_id), "operations", answers.OPERATION_FIELDS,
+                            max_pages=max_pages, deadline=self.deadline)
         position = 0
         deepest = 0
-        for page_number in range(max_pages):
-            if page_number and self.clock() >= self.deadline:
+        full_page = False
+        while reader.has_next and reader.requests < max_pages:
+            if reader.requests and self.clock() >= self.deadline:
                 break
-            data = self.client.get(path, params={"limit": limit, "cursor": cursor}, deadline=self.deadline)
-            page = expect_items(data, "operations", "GET", path)
+            page = reader.read(limit).items
+            full_page = len(page) == limit
             for operation in page:
                 if operation["id"] in wanted:
                     self.known[(project_id, operation["id"])] = operation
@@ -247,16 +253,12 @@ class OperationWaiter:
                     if not has_ended(operation):
                         deepest = position
                 position += 1
-            if not wanted or len(page) < limit:
+            if not wanted or not page:
                 break
             last = _timestamp(page[-1].get("created_at"))
             if oldest is not None and last is not None and last < oldest:
                 break  # older than every operation still wanted: they are not in this list
-            next_cursor = page_cursor(data, "GET", path)
-            if next_cursor is None or next_cursor == cursor:
-                break
-            cursor = next_cursor
-        if wanted and len(page) == limit:
+        if wanted and full_page:
             deepest = max(deepest, position)  # look deeper next time before falling back to GETs
         self.depth[project_id] = deepest
         for operation_id in operation_ids:

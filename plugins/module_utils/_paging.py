@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Cursor pagination for the list endpoints, with the live service's end rule.
 
-The service returns ``pagination.cursor`` even on the last page (real-api-notes.md), so a
+The service returns ``pagination.cursor`` even on the last page (docs/api-behaviour.md), so a
 cursor never means "more": a page with fewer items than asked for, or an empty page, ends
 the list. Every loop is bounded, and a list that does not advance is an error, not a hang.
 """
@@ -12,7 +12,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.neon.cloud.plugins.module_utils._client import NeonAPIError, excerpt
+from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
+from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, PaginationError
 
 # GET /projects: limit 1-400, default 10. GET /projects/{id}/operations: limit 1-1000.
 PROJECTS_PAGE_MAX = 400
@@ -21,36 +22,74 @@ OPERATIONS_PAGE_MAX = 1000
 MAX_PAGES = 5000
 
 
-class PaginationError(NeonAPIError):
-    """The list answered pages that cannot be followed to an end."""
+class PageReader:
+    """Reads one page after another of ``GET path``, following the service's cursors.
 
+    ``read(limit)`` answers the next page (items checked against ``item_fields``), or None once
+    the list has ended. It refuses to go on when the list does not advance (the same cursor
+    twice, an item repeated from an earlier page, a full page without a cursor), past
+    ``max_pages`` pages, or, after the first page, past ``deadline`` (a ``client.clock`` value).
+    ``page_count(page)`` is how many items the service counts in a page against ``limit``
+    (the items, unless a list also names items it left out).
+    """
 
-def expect_items(data, item_key, method, path):
-    """The list of item objects under ``item_key``, or a clear error naming what came back."""
-    items = data.get(item_key) if isinstance(data, dict) else None
-    if not isinstance(items, list):
-        raise NeonAPIError(
-            "%s %s answered HTTP 200 with JSON of an unexpected shape: expected a JSON object with a list %r, got %s" % (
-                method, path, item_key, excerpt(repr(data), 120)),
-            method=method, path=path, status=200)
-    for item in items:
-        if not isinstance(item, dict) or not isinstance(item.get("id"), (str, int)):
-            raise NeonAPIError(
-                "%s %s answered HTTP 200 with an item without an id in %r: %s" % (
-                    method, path, item_key, excerpt(repr(item), 120)),
-                method=method, path=path, status=200)
-    return items
+    def __init__(self, client, path, item_key, item_fields=None, params=None, cursor=None,
+                 max_pages=MAX_PAGES, deadline=None, page_count=None):
+        self.client = client
+        self.path = path
+        self.item_key = item_key
+        self.item_fields = item_fields or answers.ID_FIELDS
+        self.params = dict(params or {})
+        self.cursor = cursor  # the cursor the latest page was asked with
+        self.next_cursor = cursor
+        self.max_pages = max_pages
+        self.deadline = deadline
+        self.page_count = page_count or (lambda page: len(page.items))
+        self.requests = 0
+        self.ended = False
+        self._used_cursors = set([cursor])
+        self._seen_ids = set()
 
+    @property
+    def has_next(self):
+        """Whether a following page can be asked (the list has not ended and advances)."""
+        return not self.ended and (not self.requests or (
+            self.next_cursor is not None and self.next_cursor not in self._used_cursors))
 
-def page_cursor(data, method, path):
-    pagination = data.get("pagination") if isinstance(data, dict) else None
-    if pagination is None:
-        return None
-    cursor = pagination.get("cursor") if isinstance(pagination, dict) else pagination
-    if cursor is not None and not isinstance(cursor, str):
-        raise PaginationError("%s %s answered a pagination cursor that is not a string: %s" % (
-            method, path, excerpt(repr(pagination), 120)), method=method, path=path, status=200)
-    return cursor or None
+    def read(self, limit):
+        if self.ended:
+            return None
+        if self.requests:
+            if self.next_cursor is None:
+                raise PaginationError(self.path, "the service answered a full page of %d without a pagination "
+                                      "cursor: cannot read further" % limit)
+            if self.next_cursor in self._used_cursors:
+                raise PaginationError(self.path, "the service answered cursor %s twice: the list does not advance"
+                                      % self.next_cursor)
+            self._used_cursors.add(self.next_cursor)
+            self.cursor = self.next_cursor
+        if self.requests >= self.max_pages:
+            raise PaginationError(self.path, "gave up after %d pages; the list does not end (page cap)"
+                                  % self.max_pages)
+        if self.deadline is not None and self.requests and self.client.clock() >= self.deadline:
+            raise NeonAPIError("GET", self.path, "the time limit passed after %d pages" % self.requests,
+                               retryable=True)
+        page = self.fetch(limit, self.cursor)
+        for item in page.items:
+            if item["id"] in self._seen_ids:
+                raise PaginationError(self.path, "the service repeated item %s from an earlier page (cursor %s): "
+                                      "the list does not advance" % (item["id"], self.cursor))
+            self._seen_ids.add(item["id"])
+        self.ended = self.page_count(page) < limit
+        self.next_cursor = page.cursor
+        return page
+
+    def fetch(self, limit, cursor):
+        """One page of ``limit`` items after ``cursor``, checked (no loop guards)."""
+        timing = {} if self.deadline is None else {"deadline": self.deadline}
+        data = self.client.get(self.path, params=dict(self.params, limit=limit, cursor=cursor), **timing)
+        self.requests += 1
+        return answers.page(data, self.path, self.item_key, self.item_fields)
 
 
 class ListResult:
@@ -63,7 +102,8 @@ class ListResult:
 
 
 def collect(client, path, item_key, page_size, cursor=None, params=None, max_results=None,
-            keep=None, want_cursor=True, max_pages=MAX_PAGES, deadline=None):
+            keep=None, want_cursor=True, max_pages=MAX_PAGES, deadline=None, item_fields=None, on_page=None,
+            page_count=None):
     """Read a cursor-paged list, newest first, and return a ListResult.
 
     ``keep`` filters items client-side; ``max_results`` stops as soon as that many items were
@@ -71,60 +111,27 @@ def collect(client, path, item_key, page_size, cursor=None, params=None, max_res
     service cursor after the last item returned, so a following call neither skips nor repeats
     items. Without a filter the last page is simply asked smaller; with one, stopping inside a
     page costs one extra request that asks the service for a cursor at that item.
-
-    ``deadline`` (a ``client.clock`` value) bounds the client's retries, and no page after the
-    first is asked once it has passed (a retryable NeonAPIError instead).
+    ``on_page`` is called with each page read (an _answers.Page), for fields beside the items.
     """
-    timing = {} if deadline is None else {"deadline": deadline}
+    reader = PageReader(client, path, item_key, item_fields, params, cursor, max_pages, deadline, page_count)
     items = []
-    used_cursors = set([cursor])
-    seen_ids = set()
-    request_count = 0
     while True:
-        if request_count >= max_pages:
-            raise PaginationError(
-                "GET %s: gave up after %d pages; the list does not end (page cap)" % (path, max_pages),
-                method="GET", path=path)
-        if deadline is not None and request_count and client.clock() >= deadline:
-            raise NeonAPIError("GET %s: the time limit passed after %d pages" % (path, request_count),
-                               method="GET", path=path, retryable=True)
         limit = page_size
         if max_results and keep is None:
             limit = min(page_size, max_results - len(items))
-        query = dict(params or {}, limit=limit, cursor=cursor)
-        data = client.get(path, params=query, **timing)
-        request_count += 1
-        page = expect_items(data, item_key, "GET", path)
-        next_cursor = page_cursor(data, "GET", path)
-        for item in page:
-            if item["id"] in seen_ids:
-                raise PaginationError(
-                    "GET %s repeated item %s from an earlier page (cursor %s): the list does not advance" % (
-                        path, item["id"], cursor), method="GET", path=path, status=200)
-            seen_ids.add(item["id"])
-        for index, item in enumerate(page):
+        page = reader.read(limit)
+        if page is None:
+            return ListResult(items, None, reader.requests)
+        if on_page is not None:
+            on_page(page)
+        for index, item in enumerate(page.items):
             if keep is not None and not keep(item):
                 continue
             items.append(item)
             if max_results and len(items) >= max_results:
-                if index == len(page) - 1:
-                    at_end = len(page) < limit
-                    return ListResult(items, None if at_end else next_cursor, request_count)
+                if index == len(page.items) - 1:
+                    return ListResult(items, None if reader.ended else page.cursor, reader.requests)
                 if not want_cursor:
-                    return ListResult(items, None, request_count)
-                exact = client.get(path, params=dict(params or {}, limit=index + 1, cursor=cursor), **timing)
-                request_count += 1
-                expect_items(exact, item_key, "GET", path)
-                return ListResult(items, page_cursor(exact, "GET", path), request_count)
-        if len(page) < limit:
-            return ListResult(items, None, request_count)
-        if next_cursor is None:
-            raise PaginationError(
-                "GET %s answered a full page of %d without a pagination cursor: cannot read further" % (path, limit),
-                method="GET", path=path, status=200)
-        if next_cursor in used_cursors:
-            raise PaginationError(
-                "GET %s answered cursor %s twice: the list does not advance" % (path, next_cursor),
-                method="GET", path=path, status=200)
-        used_cursors.add(next_cursor)
-        cursor = next_cursor
+                    return ListResult(items, None, reader.requests)
+                exact = reader.fetch(index + 1, reader.cursor)
+                return ListResult(items, exact.cursor, reader.requests)

@@ -12,14 +12,26 @@ module: api_key
 short_description: Create, rotate and revoke Neon API keys
 version_added: 1.0.0
 description:
-  - Makes sure an API key with a given name exists, or that none does, in the account of the
-    authenticating key (O(api_key)).
-  - Key names are not unique on the service. With O(state=present) an existing active key of that name
-    is left alone; with O(state=absent) every active key of that name is revoked.
+  - Makes sure an API key with a given name exists, or that none does.
+  - Without O(org_id), it manages the personal keys of the user the authenticating key (O(api_key))
+    belongs to. With O(org_id), it manages that organization's keys - organization keys, which reach
+    every project of the organization, and, with O(project_id), project-scoped keys, which reach one
+    project only (see the guide on key types).
+  - A key matches the task when its name and its scope (its project, or none) are the task's. Key names
+    are not unique on the service. With O(state=present) an existing matching active key is left alone;
+    with O(state=absent) every matching active key is revoked.
+  - When the service creates a key scoped to another project than O(project_id) asks (or to one when
+    none was asked), the key is revoked at once and the task fails.
   - A new key's secret is returned once, in RV(key), by the run that created it. The service cannot
     show it again, so register the result under C(no_log) and store the secret right away.
   - A create request whose answer was lost (connection dropped, gateway error) is never repeated blindly;
     the keys are listed again to see whether it was carried out, so a key is never created twice.
+  - A created key is never lost. Whatever fails after the key was created (such as revoking the older
+    keys of a rotation), the task fails with C(changed=true), RV(api_key) and the secret in RV(key), and
+    its message names the keys left active. Register the result and store the secret in an C(always)
+    section, as the examples show.
+  - After creating a key, the keys are listed once more, and a warning names any key of the same name
+    that another run created at the same time.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -42,11 +54,24 @@ options:
     type: int
   rotate:
     description:
-      - With O(state=present), create a new key even if keys of this name exist, then revoke every older
-        active key of that name. The new secret is in RV(key).
+      - With O(state=present), create a new key even if matching keys exist, then revoke every older
+        matching active key. The new secret is in RV(key).
       - Rotating the key the task authenticates with works; later tasks must then use the new secret.
     type: bool
     default: false
+  org_id:
+    description:
+      - Manage the keys of this organization (C(/organizations/{org_id}/api_keys)) instead of personal keys.
+      - Creating and revoking organization keys takes an organization admin's key; project-scoped keys can be
+        managed by any member. The service allows about 10 organization key creations a second; a refusal
+        (HTTP 429) is retried.
+    type: str
+  project_id:
+    description:
+      - With O(org_id), the key is scoped to this project of the organization - the least-privilege key for
+        one project's CI or one job template. It matches only keys of that scope.
+      - Without it, only organization-wide keys (no project) match.
+    type: str
 extends_documentation_fragment:
   - neon.cloud.api
   - neon.cloud.api.action_group
@@ -84,6 +109,23 @@ EXAMPLES = r"""
   register: rotated
   no_log: true
 
+- name: Rotate, and keep the new secret even if revoking an older key fails
+  block:
+    - name: Rotate the ci-deploy key
+      neon.cloud.api_key:
+        name: ci-deploy
+        rotate: true
+      register: rotated
+      no_log: true
+  always:
+    - name: Store the new secret whenever a key was created, whether the task failed or not
+      ansible.builtin.copy:
+        content: "{{ rotated.key }}"
+        dest: /etc/neon/ci-deploy.key
+        mode: "0600"
+      when: rotated.key is defined
+      no_log: true
+
 - name: Revoke every key named ci-deploy
   neon.cloud.api_key:
     name: ci-deploy
@@ -93,6 +135,23 @@ EXAMPLES = r"""
   neon.cloud.api_key:
     id: 165432
     state: absent
+
+- name: A key for the CI of one project of the organization, and nothing else
+  neon.cloud.api_key:
+    org_id: org-calm-tree-21298941
+    project_id: shiny-river-12345678
+    name: ci-shiny-river
+  register: project_key
+  no_log: true
+
+- name: Rotate that project-scoped key
+  neon.cloud.api_key:
+    org_id: org-calm-tree-21298941
+    project_id: shiny-river-12345678
+    name: ci-shiny-river
+    rotate: true
+  register: project_key
+  no_log: true
 """
 
 RETURN = r"""
@@ -127,11 +186,21 @@ api_key:
       description: The address the key was last used from. Not set on a key created by this run.
       type: str
       sample: "113.203.180.132"
+    project_id:
+      description: The project a project-scoped key reaches.
+      returned: for project-scoped keys
+      type: str
+      sample: shiny-river-12345678
+    key_type:
+      description: V(personal), V(organization) or V(project_scoped).
+      type: str
+      sample: personal
 key:
   description:
     - The secret of the key created by this run. The service shows it only once.
     - "Register the result with C(no_log: true) and store this value safely."
-  returned: when a key was created (not in check mode)
+    - Also returned when the task fails after the key was created, so that it is never lost.
+  returned: when a key was created (not in check mode), even if the task then failed
   type: str
   sample: 8pw2k3uu7g1ebs4ux5vqwjqn0pzyx2a5cmyk0lvt3gqzn8t9rd4ewbrhcxss1ji2
 revoked_keys:
@@ -142,8 +211,8 @@ revoked_keys:
   sample: [{"id": 165431, "name": "ci-deploy", "revoked": true, "last_used_at": null, "last_used_from_addr": ""}]
 """
 
-from ansible_collections.neon.cloud.plugins.module_utils._api_keys import KEY_NAME_MAX
-from ansible_collections.neon.cloud.plugins.module_utils._key_lifecycle import ensure_absent, ensure_present
+from ansible_collections.neon.cloud.plugins.module_utils._api_keys import KEY_NAME_MAX, PROJECT_ID_PATTERN, KeyStore
+from ansible_collections.neon.cloud.plugins.module_utils._key_lifecycle import KeyTask
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 
 
@@ -152,17 +221,22 @@ def run(neon):
     name = params["name"]
     if name is not None and not 1 <= len(name) <= KEY_NAME_MAX:
         neon.fail("name must be 1 to %d characters long, got %d" % (KEY_NAME_MAX, len(name)))
+    neon.require_path_parameter("org_id")
+    project_id = params["project_id"]
+    if project_id is not None and not PROJECT_ID_PATTERN.match(project_id):
+        neon.fail("project_id must be a project id of 1 to 60 characters a-z, 0-9 and -, got %r" % project_id)
+    task = KeyTask(KeyStore(neon.client, params["org_id"]), check_mode=neon.check_mode, diff=neon.diff)
     if params["state"] == "present":
         if name is None:
             neon.fail("state=present needs a name")
         if params["id"] is not None:
             neon.fail("id only selects a key to revoke with state=absent; use name with state=present")
-        return ensure_present(neon, name, params["rotate"])
+        return task.ensure_present(name, params["rotate"], project_id)
     if name is None and params["id"] is None:
         neon.fail("state=absent needs a name or an id")
     if params["rotate"]:
         neon.fail("rotate only applies to state=present")
-    return ensure_absent(neon, name, params["id"])
+    return task.ensure_absent(name, params["id"], project_id)
 
 
 def main():
@@ -172,7 +246,10 @@ def main():
             state=dict(type="str", default="present", choices=["present", "absent"]),
             id=dict(type="int"),
             rotate=dict(type="bool", default=False, no_log=False),
+            org_id=dict(type="str"),
+            project_id=dict(type="str"),
         ),
+        required_by={"project_id": "org_id"},
         supports_check_mode=True,
     ).run(run)
 

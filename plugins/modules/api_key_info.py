@@ -12,7 +12,9 @@ module: api_key_info
 short_description: List the API keys of a Neon account
 version_added: 1.0.0
 description:
-  - Lists the active API keys of the account with C(GET /api_keys), newest first.
+  - Lists the active personal API keys of the authenticating key's user with C(GET /api_keys), or, with
+    O(org_id), the keys of that organization (organization keys and project-scoped keys), newest first.
+  - Each key says which kind it is in RV(api_keys[].key_type).
   - Revoked keys are not listed. Secrets are never listed; they are shown once, when a key is created
     (see M(neon.cloud.api_key)).
 author:
@@ -26,6 +28,14 @@ options:
     description:
       - Only the key with this id.
     type: int
+  org_id:
+    description:
+      - List the keys of this organization instead of personal keys.
+    type: str
+  project_id:
+    description:
+      - Only the keys scoped to this project. Needs O(org_id).
+    type: str
 extends_documentation_fragment:
   - neon.cloud.api
   - neon.cloud.api.action_group
@@ -48,6 +58,12 @@ EXAMPLES = r"""
   neon.cloud.api_key_info:
     name: ci-deploy
   register: ci_keys
+
+- name: The keys of an organization scoped to one project
+  neon.cloud.api_key_info:
+    org_id: org-calm-tree-21298941
+    project_id: shiny-river-12345678
+  register: project_keys
 """
 
 RETURN = r"""
@@ -83,16 +99,29 @@ api_keys:
       description: The address or comma-separated addresses the key was last used from; empty if never.
       type: str
       sample: "113.203.180.132,35.160.120.126"
+    project_id:
+      description: The project a project-scoped key reaches.
+      returned: for project-scoped keys
+      type: str
+      sample: shiny-river-12345678
+    key_type:
+      description:
+        - V(personal) (a key of O(api_key)'s user), V(organization) (reaches every project of the
+          organization) or V(project_scoped) (reaches one project of the organization).
+      type: str
+      sample: organization
 """
 
-from ansible_collections.neon.cloud.plugins.module_utils._api_keys import list_api_keys
+from ansible_collections.neon.cloud.plugins.module_utils._api_keys import KeyStore
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 
 
 def run(neon):
-    name, key_id = neon.params["name"], neon.params["id"]
-    keys = [key for key in list_api_keys(neon.client)
-            if (name is None or key.get("name") == name) and (key_id is None or key.get("id") == key_id)]
+    name, key_id, project_id = neon.params["name"], neon.params["id"], neon.params["project_id"]
+    neon.require_path_parameter("org_id")
+    keys = [key for key in KeyStore(neon.client, neon.params["org_id"]).list()
+            if (name is None or key["name"] == name) and (key_id is None or key["id"] == key_id)
+            and (project_id is None or key.get("project_id") == project_id)]
     return dict(changed=False, api_keys=keys)
 
 
@@ -101,7 +130,10 @@ def main():
         argument_spec=dict(
             name=dict(type="str"),
             id=dict(type="int"),
+            org_id=dict(type="str"),
+            project_id=dict(type="str"),
         ),
+        required_by={"project_id": "org_id"},
         supports_check_mode=True,
     ).run(run)
 

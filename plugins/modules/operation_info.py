@@ -161,9 +161,9 @@ cursor:
   sample: "2025-01-16T21:02:04.214837Z"
 """
 
-from ansible_collections.neon.cloud.plugins.module_utils._operations import get_operation, operations_path
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._paging import OPERATIONS_PAGE_MAX, collect
+from ansible_collections.neon.cloud.plugins.module_utils._operations import get_operation, list_operations
+from ansible_collections.neon.cloud.plugins.module_utils._paging import OPERATIONS_PAGE_MAX
 
 FIELD_FILTERS = ("status", "action", "branch_id", "endpoint_id")
 
@@ -182,15 +182,15 @@ def matcher(params):
 
 def run(neon):
     params = neon.params
-    neon.require_text("project_id")
+    neon.require_path_parameter("project_id")
     if params["operation_id"] is not None:
         neon.require_operation_id(params["operation_id"], "operation_id")
         return dict(changed=False, operation=get_operation(neon.client, params["project_id"], params["operation_id"]))
     if not 1 <= params["page_size"] <= OPERATIONS_PAGE_MAX:
         neon.fail("page_size must be from 1 to %d, got %d" % (OPERATIONS_PAGE_MAX, params["page_size"]))
     neon.require_positive("max_results")
-    listed = collect(neon.client, operations_path(params["project_id"]), "operations", params["page_size"],
-                     cursor=params["cursor"], max_results=params["max_results"], keep=matcher(params))
+    listed = list_operations(neon.client, params["project_id"], params["page_size"], cursor=params["cursor"],
+                             max_results=params["max_results"], keep=matcher(params))
     return dict(changed=False, operations=listed.items, cursor=listed.next_cursor)
 
 

@@ -148,7 +148,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._operations import Oper
 def targets_from(neon):
     """(project_id, operation_id) pairs from the options, or None to wait for the project to be idle."""
     params = neon.params
-    neon.require_text("project_id")
+    neon.require_path_parameter("project_id")
     project_id = params["project_id"]
     if params["operations"] is not None:
         targets = []
@@ -160,6 +160,9 @@ def targets_from(neon):
             if not owner:
                 neon.fail("operations[%d] (%s) has no project_id: set the project_id option" % (index, operation_id))
             neon.require_operation_id(operation_id, "operations[%d].id" % index)
+            if not isinstance(owner, str):
+                neon.fail("operations[%d].project_id must be a string" % index)
+            neon.require_path_parameter("operations[%d].project_id" % index, owner)
             targets.append((owner, operation_id))
         return targets
     if not project_id:

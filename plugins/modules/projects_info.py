@@ -12,10 +12,17 @@ module: projects_info
 short_description: List the projects of a Neon account
 version_added: 1.0.0
 description:
-  - Lists the projects of the account that the API key belongs to, following every page of
-    C(GET /projects).
+  - Lists the projects the API key reaches, following every page of C(GET /projects) - the personal
+    projects of the key's user, the projects of one organization (O(org_id)), or the projects other
+    accounts shared with this one (O(shared)).
   - The service answers 10 projects a page unless asked for more; this module asks for the largest
     page (400 projects), so an account of up to 400 projects costs one request.
+  - With a personal key of a user who belongs to organizations, the service may answer
+    C(org_id is required). Without O(org_id), the module then takes the user's organization when there
+    is exactly one (and warns that it did); with several it fails and lists them, so that you can choose.
+  - The service may name projects it could not fetch in time in C(unavailable_project_ids). The module
+    asks for those again (twice at most); any that stay unavailable are returned in
+    RV(unavailable_project_ids) with a warning, so an incomplete list never passes for a complete one.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -31,6 +38,18 @@ options:
     description:
       - Only projects in this region, for example V(aws-us-east-2).
     type: str
+  org_id:
+    description:
+      - List the projects of this organization, for example V(org-calm-tree-21298941).
+      - The key must reach it - a personal key of a member, or a key of that organization.
+      - Mutually exclusive with O(shared).
+    type: str
+  shared:
+    description:
+      - List the projects that other accounts shared with this one (C(GET /projects/shared)) instead,
+        with the same filters.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - neon.cloud.api
   - neon.cloud.api.action_group
@@ -58,6 +77,21 @@ EXAMPLES = r"""
     name: staging
     region_id: aws-eu-central-1
   register: staging
+
+- name: The projects of an organization
+  neon.cloud.projects_info:
+    org_id: org-calm-tree-21298941
+  register: org_projects
+
+- name: The projects other accounts shared with this one
+  neon.cloud.projects_info:
+    shared: true
+  register: shared_projects
+
+- name: Stop when the service could not list every project
+  ansible.builtin.assert:
+    that: org_projects.unavailable_project_ids == []
+    fail_msg: "Incomplete list, missing {{ org_projects.unavailable_project_ids | join(', ') }}"
 """
 
 RETURN = r"""
@@ -105,17 +139,38 @@ projects:
       description: When the project last changed (ISO 8601, UTC).
       type: str
       sample: "2025-01-17T08:00:00Z"
+    org_id:
+      description: The organization that owns the project, as the service gives it.
+      type: str
+      sample: org-calm-tree-21298941
+unavailable_project_ids:
+  description:
+    - Ids of projects the service could not fetch in time, even when asked again. Empty when the list is
+      complete.
+  returned: success
+  type: list
+  elements: str
+  sample: []
+org_id:
+  description:
+    - The organization whose projects were listed - O(org_id), or the user's only organization when the
+      service asked for one; V(null) for the personal projects and for O(shared).
+  returned: success
+  type: str
+  sample: org-calm-tree-21298941
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._projects import list_projects
+from ansible_collections.neon.cloud.plugins.module_utils._projects import ProjectReader
 
 
 def run(neon):
     params = neon.params
-    projects = list_projects(neon.client, project_id=params["project_id"], name=params["name"],
-                             region_id=params["region_id"])
-    return dict(changed=False, projects=projects)
+    neon.require_path_parameter("org_id")
+    found = ProjectReader(neon.client, project_id=params["project_id"], name=params["name"],
+                          region_id=params["region_id"], org_id=params["org_id"], shared=params["shared"]).read()
+    return dict(changed=False, projects=found.projects, unavailable_project_ids=found.unavailable,
+                org_id=found.org_id, warnings=found.warnings)
 
 
 def main():
@@ -124,7 +179,10 @@ def main():
             project_id=dict(type="str"),
             name=dict(type="str"),
             region_id=dict(type="str"),
+            org_id=dict(type="str"),
+            shared=dict(type="bool", default=False),
         ),
+        mutually_exclusive=[("org_id", "shared")],
         supports_check_mode=True,
     ).run(run)
 

@@ -12,9 +12,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import io
 import json
 
 import requests
+import urllib3
 from requests.adapters import BaseAdapter
 from requests.structures import CaseInsensitiveDict
 
@@ -43,19 +45,40 @@ class FakeClock:
 
 
 def make_response(status=200, body=None, headers=None, raw=None):
-    """A real ``requests.Response``: ``body`` is encoded as JSON, ``raw`` is sent as it is."""
-    response = requests.Response()
-    response.status_code = status
-    response.headers = CaseInsensitiveDict(headers or {})
+    """A canned answer: ``body`` is encoded as JSON, ``raw`` is sent as it is.
+
+    Each time a ScriptedAdapter sends it, it becomes a fresh ``requests.Response`` over a real
+    urllib3 body stream, as an adapter returns it with ``stream=True`` (a stream reads once).
+    """
+    headers = CaseInsensitiveDict(headers or {})
     if raw is not None:
-        response._content = raw if isinstance(raw, bytes) else raw.encode("utf-8")
+        content = raw if isinstance(raw, bytes) else raw.encode("utf-8")
     elif body is not None:
-        response._content = json.dumps(body).encode("utf-8")
-        response.headers.setdefault("Content-Type", "application/json")
+        content = json.dumps(body).encode("utf-8")
+        headers.setdefault("Content-Type", "application/json")
     else:
-        response._content = b""
-    response.encoding = "utf-8"
-    return response
+        content = b""
+    return CannedResponse(status, headers, content)
+
+
+class CannedResponse:
+    def __init__(self, status, headers, content):
+        self.status_code = status
+        self.headers = headers
+        self.content = content
+
+    @property
+    def text(self):
+        return self.content.decode("utf-8")
+
+    def materialise(self):
+        response = requests.Response()
+        response.status_code = self.status_code
+        response.headers = CaseInsensitiveDict(self.headers)
+        response.raw = urllib3.HTTPResponse(body=io.BytesIO(self.content), headers=dict(self.headers),
+                                            status=self.status_code, preload_content=False, decode_content=False)
+        response.encoding = "utf-8"
+        return response
 
 
 class ScriptedAdapter(BaseAdapter):
@@ -78,6 +101,7 @@ class ScriptedAdapter(BaseAdapter):
         answer = self.handler(request)
         if isinstance(answer, BaseException):
             raise answer
+        answer = answer.materialise()
         answer.request = request
         answer.url = request.url
         return answer

@@ -7,14 +7,16 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
+
 import pytest
 
 from ansible_collections.neon.cloud.plugins.module_utils._client import (
     BODY_EXCERPT_CHARS,
     NeonAPIError,
     api_path,
-    validate_api_url,
 )
+from ansible_collections.neon.cloud.plugins.module_utils._transport import check_api_url as validate_api_url
 from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import make_client, make_response, queue_handler
 
 OPERATION_PATH = api_path("projects", "p-1", "operations", "abc")
@@ -146,7 +148,18 @@ def test_deeply_nested_body_is_an_error_not_a_crash():
     client, _adapter = make_client(queue_handler([make_response(200, raw=b"[" * 100000)]), retries=0)
     with pytest.raises(NeonAPIError) as caught:
         client.get("/projects")
-    assert "not valid JSON" in str(caught.value)
+    assert "unexpected answer (HTTP 200): the JSON is nested more than 32 levels deep" in str(caught.value)
+
+
+def test_valid_json_nested_deeper_than_any_answer_is_refused():
+    deep = b"[" * 40 + b"]" * 40
+    client, _adapter = make_client(queue_handler([make_response(200, raw=deep)]), retries=0)
+    with pytest.raises(NeonAPIError) as caught:
+        client.get("/projects")
+    assert "nested more than 32 levels deep" in str(caught.value)
+    shallow = b"[" * 30 + b"]" * 30
+    client, _adapter = make_client(queue_handler([make_response(200, raw=shallow)]), retries=0)
+    assert client.get("/projects") == json.loads(shallow)
 
 
 @pytest.mark.parametrize("url", ["ftp://console.neon.tech/api/v2", "console.neon.tech/api/v2", "", None,

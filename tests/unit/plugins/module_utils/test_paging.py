@@ -109,14 +109,14 @@ def test_page_cap():
 def test_unexpected_shapes_are_errors(data):
     with pytest.raises(NeonAPIError) as caught:
         collect(PagesClient([data]), PATH, "operations", 2)
-    assert "unexpected shape" in str(caught.value)
+    assert "unexpected answer (HTTP 200): " in str(caught.value)
 
 
 @pytest.mark.parametrize("item", [{"name": "no id"}, "op-1", {"id": None}, {"id": 1.5}])
 def test_items_without_ids_are_errors(item):
     with pytest.raises(NeonAPIError) as caught:
         collect(PagesClient([{"operations": [item]}]), PATH, "operations", 2)
-    assert "item without an id" in str(caught.value)
+    assert "unexpected answer (HTTP 200): operations[0]" in str(caught.value)
 
 
 def test_max_results_without_filter_asks_a_smaller_last_page_and_returns_the_service_cursor():
