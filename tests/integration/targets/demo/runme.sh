@@ -43,11 +43,17 @@ out = open(sys.argv[1]).read()
 recap = re.search(r"^localhost\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", out, re.M)
 assert recap, "no PLAY RECAP for localhost"
 ok, changed, unreachable, failed = map(int, recap.groups())
-assert failed == 0 and unreachable == 0 and ok >= 15, recap.group(0)
-assert changed == 2, "expected 2 changes (key created, key revoked): %s" % recap.group(0)
+assert failed == 0 and unreachable == 0 and ok >= 30, recap.group(0)
+# 2 changes in the tour (key created, key revoked) and 3 in the team lead's play (project-scoped
+# key created, rotated, revoked)
+assert changed == 5, "expected 5 changes: %s" % recap.group(0)
 for task in ("List every project, across pages", "Wait for the operations it started",
-             "Try to use the revoked key - the service must refuse it with 401"):
+             "Try to use the revoked key - the service must refuse it with 401",
+             "Create a key scoped to that one project, for its CI", "With the CI key, try another project of the organization",
+             "The old CI key no longer works", "Revoke the CI key"):
     assert "TASK [%s]" % task in out, "task %r did not run" % task
+assert "It lists only checkout-api" in out
+assert "HTTP 403: not allowed: the API key is scoped to another project" in out
 assert "projects_info found 37 projects, following every page (a single plain GET /projects answers 10" in out
 # no secret in the output: neither the bootstrap key nor the key the demo created (64 [a-z0-9])
 assert os.environ["NEON_API_KEY"] not in out, "the API key is in the output"
@@ -57,6 +63,10 @@ assert not leaked, "key-like strings in the output: %s" % leaked[:2]
 with urllib.request.urlopen(os.environ["CONTROL_URL"] + "/keys", timeout=10) as response:
     keys = [k for k in json.load(response)["keys"] if k["name"] == "demo-automation"]
 assert len(keys) == 1 and keys[0]["revoked"], keys
-print("demo: the playbook passed, created and revoked one key, and showed no secret")
+# the CI key and the key that replaced it, both project-scoped, both revoked by the end
+ci_keys = [k for k in json.load(urllib.request.urlopen(os.environ["CONTROL_URL"] + "/keys", timeout=10))["keys"]
+           if k["name"] == "ci-checkout-api"]
+assert len(ci_keys) == 2 and all(k["revoked"] and k["kind"] == "project" for k in ci_keys), ci_keys
+print("demo: the playbook passed, created and revoked its keys, and showed no secret")
 PYEOF
 
