@@ -35,7 +35,7 @@ rel.make_importable(_PARENT)
 # A recognisable auth key, searched for in every output of the suite.
 AUTH_KEY = "relauth" + secrets.token_hex(20)
 
-RESULTS = {"matrix": [], "bad_input": [], "secrets": [], "other": []}
+RESULTS = {"matrix": [], "bad_input": [], "secrets": [], "other": [], "hostile": []}
 
 
 def pytest_collection_modifyitems(session, config, items):

@@ -139,6 +139,7 @@ _NORMALISE = (
     (re.compile(r"key \d{6,}"), "key <id>"),
     (re.compile(r"id=\d{6,}"), "id=<id>"),
     (re.compile(r"/api_keys/\d+"), "/api_keys/<id>"),
+    (re.compile(r"(?<=still active: )\d{6,}"), "<id>"),
     (re.compile(r"HTTPConnectionPool\(host='127\.0\.0\.1', port=\d+\)"), "HTTPConnectionPool(<sim>)"),
     (re.compile(r"\brel-[a-z-]*\d+\b"), "<name>"),
     (re.compile(r"\b[a-z]+-[a-z]+-\d{8}\b"), "<project>"),
@@ -240,7 +241,7 @@ FAULT_MESSAGES = {
     "empty": r"HTTP 502: the service answered an empty body",
     "truncated": r"HTTP 200 but the body is not valid JSON: [{\[]",
     "malformed": r"HTTP 200 but the body is not valid JSON: \{\"operations\": ",
-    "wrongshape": r"HTTP 200 with JSON of an unexpected shape: expected .+, got ",
+    "wrongshape": r"unexpected answer \(HTTP 200\): .+ must be .+, got ",
 }
 
 
@@ -249,7 +250,8 @@ FAULT_MESSAGES = {
 class Target:
     """One module doing one kind of request, with the route the fault is put on."""
 
-    def __init__(self, target_id, module, label, method, path, kind, prepare, check, pages=1):
+    def __init__(self, target_id, module, label, method, path, kind, prepare, check, pages=1,
+                 keys_path="/api_keys"):
         self.id = target_id
         self.module = module
         self.label = label
@@ -259,6 +261,12 @@ class Target:
         self.prepare = prepare
         self.check = check
         self.pages = pages  # requests to the route when nothing goes wrong
+        self.keys_path = keys_path  # where the keys it creates or revokes are listed (below /api/v2)
+
+    @property
+    def route(self):
+        """The request as messages name it, as a regular expression (``POST /api_keys``)."""
+        return r"%s %s" % (self.method, re.escape(self.keys_path) + (r"/\d+" if self.kind == "delete" else ""))
 
 
 _counter = [0]
@@ -320,6 +328,29 @@ def _prep_key_revoke(sim, ctx):
 def _check_key_revoke(sim, ctx, result):
     assert result["changed"] is True and [key["id"] for key in result["revoked_keys"]] == [ctx["id"]], result
     assert [key for key in sim.keys() if key["id"] == ctx["id"]][0]["revoked"] is True
+
+
+# Organization keys: the seeded organization, which the bootstrap key's user administers, and a
+# project of it; the keys are project-scoped, the least-privilege kind.
+ORG_ID = "org-calm-tree-21298941"
+ORG_PROJECT = "bold-glade-61830452"
+ORG_KEYS = "/organizations/%s/api_keys" % ORG_ID
+
+
+def _prep_org_key_create(sim, ctx):
+    ctx["name"] = unique_name("rel-org")
+    return dict(name=ctx["name"], state="present", org_id=ORG_ID, project_id=ORG_PROJECT)
+
+
+def _check_org_key_create(sim, ctx, result):
+    _check_key_create(sim, ctx, result)
+    assert result["api_key"]["project_id"] == ORG_PROJECT and result["api_key"]["key_type"] == "project_scoped"
+
+
+def _prep_org_key_revoke(sim, ctx):
+    created = api(sim, "POST", ORG_KEYS, json={"key_name": unique_name("rel-org-revoke"), "project_id": ORG_PROJECT})
+    ctx["id"] = created["id"]
+    return dict(id=created["id"], state="absent", org_id=ORG_ID)
 
 
 def _prep_projects(sim, ctx):
@@ -390,6 +421,12 @@ TARGETS = [
            _prep_key_create, _check_key_create),
     Target("api_key.revoke", "api_key", "api_key (state=absent): DELETE /api_keys/{id}", "DELETE",
            "/api/v2/api_keys/*", "delete", _prep_key_revoke, _check_key_revoke),
+    Target("api_key.org_create", "api_key", "api_key (create a project-scoped key): POST /organizations/{org_id}/api_keys",
+           "POST", "/api/v2/organizations/*/api_keys", "post", _prep_org_key_create, _check_org_key_create,
+           keys_path=ORG_KEYS),
+    Target("api_key.org_revoke", "api_key", "api_key (revoke an organization key): DELETE /organizations/{org_id}/api_keys/{id}",
+           "DELETE", "/api/v2/organizations/*/api_keys/*", "delete", _prep_org_key_revoke, _check_key_revoke,
+           keys_path=ORG_KEYS),
     Target("projects_info", "projects_info", "projects_info: GET /projects", "GET", "/api/v2/projects", "get",
            _prep_projects, _check_projects),
     Target("operation_info.list", "operation_info", "operation_info (list, 2 pages): GET .../operations", "GET",
@@ -423,7 +460,7 @@ def expected(target, fault_id, mode):
     fault_text = FAULT_MESSAGES[fault_id]
     route = "%s %s" % (target.method, r"/\S+")
     if fault_id == "wrongshape":  # a 200 of the wrong shape is not a fault that heals by waiting
-        message = r"^%s answered %s" % (route, fault_text)
+        message = r"^%s failed: %s" % (route, fault_text)
         if target.kind == "post":
             return Expected("failed", message, route_requests=1, keys_created=0)
         return Expected("failed", message, route_requests=1)
@@ -441,20 +478,20 @@ def expected(target, fault_id, mode):
     # POST or DELETE, and a fault after which the request may have been carried out
     if target.kind == "post":
         if fault_id in CARRIED_OUT:
-            return Expected("failed", r"^POST /api_keys failed: %s.*the service did create key \d+ .*"
-                                      r"Nothing was created twice" % fault_text,
+            return Expected("failed", r"^%s failed: %s.*the service did create key \d+ .*"
+                                      r"Nothing was created twice" % (target.route, fault_text),
                             route_requests=1, keys_created=1, changed=True)
         if fault_id in ("slow", "504"):  # maybe still running on the service: asking again could make a second key
-            return Expected("failed", r"^POST /api_keys failed: %s.*may still be carrying it out.*"
-                                      r"was not asked again" % fault_text, route_requests=1,
+            return Expected("failed", r"^%s failed: %s.*may still be carrying it out.*"
+                                      r"was not asked again" % (target.route, fault_text), route_requests=1,
                             keys_created=1 if fault_id == "slow" else 0)
         if transient:
             return Expected("healed", route_requests=TRANSIENT_COUNT + 1, keys_created=1)
-        return Expected("failed", r"^POST /api_keys failed: %s.*listed after each of %d attempts.*no key was "
-                                  r"created.*over \d+\.\d s" % (fault_text, attempts),
+        return Expected("failed", r"^%s failed: %s.*listed after each of %d attempts.*no key was "
+                                  r"created.*over \d+\.\d s" % (target.route, fault_text, attempts),
                         route_requests=attempts, keys_created=0)
     # DELETE: the keys are listed again; a key still listed is revoked again (a 404 then means done)
     if transient or fault_id in CARRIED_OUT or fault_id == "slow":
         return Expected("healed", changed=True)
-    return Expected("failed", r"^DELETE /api_keys/\d+ failed: %s.*listed after each of %d attempts.*still active" % (
-        fault_text, attempts), route_requests=attempts)
+    return Expected("failed", r"^%s failed: %s.*listed after each of %d attempts.*still active" % (
+        target.route, fault_text, attempts), route_requests=attempts)

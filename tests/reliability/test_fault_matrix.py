@@ -52,11 +52,11 @@ def _observe(sim, target, ctx, run, keys_before):
         facts["keys_created"] = len(made)
         facts["duplicates"] = max(0, len(made) - 1)
         facts["listings"] = len([entry for entry in requests if entry["method"] == "GET"
-                                 and entry["path"] == "/api/v2/api_keys"])
+                                 and entry["path"] == "/api/v2" + target.keys_path])
         facts["secret_shown"] = bool((run.result or {}).get("key"))
     if target.kind == "delete":
         facts["listings"] = len([entry for entry in requests if entry["method"] == "GET"
-                                 and entry["path"] == "/api/v2/api_keys"])
+                                 and entry["path"] == "/api/v2" + target.keys_path])
         facts["revoked"] = [key for key in sim.keys() if key["id"] == ctx["id"]][0]["revoked"]
     return facts
 
