@@ -1,11 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fixtures of the ecosystem tests: a local API simulator, the collection as ansible sees it and
-a built collection tarball.
+"""Fixtures of the ecosystem tests: a local API simulator and a built collection tarball.
 
-Run from the repository root with the development venv (or `make ecosystem`):
-    .venvs/default/bin/python -m pytest tests/ecosystem
+Run with `nox -s pytest -- tests/ecosystem` (the shared setup is tests/conftest.py).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -16,7 +14,8 @@ import os
 
 import pytest
 
-from ecosystem_support import ROOT, ansible_env, galaxy_meta, run, start_simulator, stop_simulator, tool
+from ecosystem_support import start_simulator, stop_simulator
+from neon_testing import ROOT, ansible_env, galaxy_meta, run, tool
 
 
 @pytest.fixture(scope="module")
@@ -27,17 +26,6 @@ def simulator(tmp_path_factory):
         yield info
     finally:
         stop_simulator(process)
-
-
-@pytest.fixture(scope="session")
-def collection_root(tmp_path_factory):
-    """A collections path where ansible finds this repository as neon.cloud (a symlink, no copy)."""
-    meta = galaxy_meta()
-    base = tmp_path_factory.mktemp("collections")
-    namespace_dir = base / "ansible_collections" / meta["namespace"]
-    namespace_dir.mkdir(parents=True)
-    os.symlink(ROOT, str(namespace_dir / meta["name"]))
-    return base
 
 
 @pytest.fixture(scope="session")

@@ -1,11 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Helpers of the ecosystem tests: the local API simulator, ansible commands run with the tools
-of the Python that runs pytest, and the AWX credential type rendered as AWX renders it.
-
-(A module of its own, not conftest.py: test modules import from it, and another conftest.py
-elsewhere in tests/ would shadow a plain `import conftest`.)
+"""Helpers of the ecosystem tests: the API simulator as a process of its own, and the AWX
+credential type rendered as AWX renders it. What all suites share is in tests/support/neon_testing.py.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -23,69 +20,12 @@ import time
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SIMULATOR_PATH = os.path.join(ROOT, "tests", "simulator")
-BIN_DIR = os.path.dirname(sys.executable)
+from neon_testing import ROOT, SIMULATOR_DIR
+
 SIMULATOR_START_TIMEOUT = 30.0
 SIMULATOR_STOP_TIMEOUT = 5.0
 
 Simulator = collections.namedtuple("Simulator", "url key demo_project log_path")
-
-
-def tool(name):
-    """An executable of the venv that runs pytest (ansible-galaxy, ansible-builder, ...)."""
-    path = os.path.join(BIN_DIR, name)
-    if not os.path.exists(path):
-        found = shutil.which(name)
-        if not found:
-            pytest.fail("%s is not installed beside %s: pip install -r requirements-test.txt" % (name, sys.executable))
-        path = found
-    return path
-
-
-def ansible_env(tmp_path, collections_path=None, **extra):
-    """An environment for ansible commands: this Python's tools first, no user config, no colour."""
-    env = dict(os.environ)
-    for name in list(env):
-        if name.startswith("ANSIBLE_") or name.startswith("NEON_"):
-            del env[name]
-    env.update({
-        "PATH": BIN_DIR + os.pathsep + env.get("PATH", ""),
-        "ANSIBLE_HOME": str(tmp_path / "ansible-home"),
-        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "ansible-tmp"),
-        "ANSIBLE_NOCOLOR": "1",
-        "ANSIBLE_FORCE_COLOR": "0",
-        "ANSIBLE_COLLECTIONS_SCAN_SYS_PATH": "false",
-        "ANSIBLE_GALAXY_DISABLE_GPG_VERIFY": "true",
-        "ANSIBLE_DEPRECATION_WARNINGS": "false",
-        "ANSIBLE_RETRY_FILES_ENABLED": "false",
-        "ANSIBLE_INVENTORY_UNPARSED_WARNING": "false",
-        "ANSIBLE_LOCALHOST_WARNING": "false",
-    })
-    if collections_path is not None:
-        env["ANSIBLE_COLLECTIONS_PATH"] = str(collections_path)
-    env.update({key: str(value) for key, value in extra.items()})
-    return env
-
-
-def run(command, timeout=120, **kwargs):
-    """Run a command, failing the test with its output when it does not exit 0."""
-    proc = subprocess.run([str(part) for part in command], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True, timeout=timeout, check=False, **kwargs)
-    if proc.returncode != 0:
-        pytest.fail("%s exited %d\n--- stdout\n%s\n--- stderr\n%s" % (
-            " ".join(str(part) for part in command), proc.returncode, proc.stdout[-6000:], proc.stderr[-6000:]))
-    return proc
-
-
-def galaxy_meta():
-    values = {}
-    with open(os.path.join(ROOT, "galaxy.yml"), encoding="utf-8") as handle:
-        for line in handle:
-            match = re.match(r"^(namespace|name|version):\s*['\"]?([A-Za-z0-9_.+-]+)['\"]?\s*$", line)
-            if match:
-                values[match.group(1)] = match.group(2)
-    return values
 
 
 def start_simulator(directory):
@@ -95,7 +35,7 @@ def start_simulator(directory):
     log_path = directory / "simulator.log"
     key = secrets.token_hex(32)  # 64 characters of [a-z0-9], like a real key
     env = dict(os.environ)
-    env["PYTHONPATH"] = SIMULATOR_PATH + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = SIMULATOR_DIR + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.pop("NEON_SIMULATOR_API_KEY", None)
     with open(str(log_path), "w") as log:
         process = subprocess.Popen(

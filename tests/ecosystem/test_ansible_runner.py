@@ -15,7 +15,8 @@ import sys
 
 import pytest
 
-from ecosystem_support import BIN_DIR, ROOT, load_credential_type, render_credential_env, tool
+from ecosystem_support import load_credential_type, render_credential_env
+from neon_testing import BIN_DIR, ROOT, ansible_env, tool
 
 try:
     import ansible_runner
@@ -26,24 +27,13 @@ except ImportError:  # pragma: no cover - the test environment has it (requireme
 SECRET_LIKE = re.compile(r"(?<![a-z0-9])[a-z0-9]{64}(?![a-z0-9])")
 
 
-def test_demo_playbook_runs_under_ansible_runner(simulator, collection_root, tmp_path):
+def test_demo_playbook_runs_under_ansible_runner(simulator, collection_parent, tmp_path):
     if ansible_runner is None:
         pytest.fail("ansible-runner is not installed for %s: pip install -r requirements-test.txt" % sys.executable)
     env, safe_env = render_credential_env(load_credential_type(), {"api_key": simulator.key, "api_url": simulator.url})
     assert set(env) == {"NEON_API_KEY", "NEON_API_URL"}
-    envvars = dict(env)
-    envvars.update({
-        # ansible-runner starts `ansible-playbook` from PATH: the one of the Python running this test
-        "PATH": BIN_DIR + os.pathsep + os.environ.get("PATH", ""),
-        "ANSIBLE_COLLECTIONS_PATH": str(collection_root),
-        "ANSIBLE_COLLECTIONS_SCAN_SYS_PATH": "false",
-        "ANSIBLE_HOME": str(tmp_path / "ansible-home"),
-        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "ansible-tmp"),
-        "ANSIBLE_NOCOLOR": "1",
-        "ANSIBLE_LOCALHOST_WARNING": "false",
-        "ANSIBLE_INVENTORY_UNPARSED_WARNING": "false",
-        "ANSIBLE_DEPRECATION_WARNINGS": "false",
-    })
+    # ansible-runner starts `ansible-playbook` from PATH: ansible_env puts this Python's first
+    envvars = ansible_env(tmp_path, collection_parent, **env)
     assert os.path.dirname(tool("ansible-playbook")) == BIN_DIR
     private_data_dir = tmp_path / "runner"
     private_data_dir.mkdir()

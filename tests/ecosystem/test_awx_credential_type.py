@@ -13,16 +13,8 @@ import re
 
 import pytest
 
-from ecosystem_support import (
-    AWX_NAME_PATTERN,
-    ROOT,
-    SECRET_MASK,
-    ansible_env,
-    load_credential_type,
-    render_credential_env,
-    run,
-    tool,
-)
+from ecosystem_support import AWX_NAME_PATTERN, SECRET_MASK, load_credential_type, render_credential_env
+from neon_testing import ROOT, ansible_env, run, tool
 
 LIVE_API_URL = "https://console.neon.tech/api/v2"
 KEY = "k" * 20 + "0123456789abcdefghijklmnopqrstuvwxyz0123456789ab"  # 64 characters, like a real key

@@ -20,7 +20,7 @@ import sys
 
 import yaml
 
-from ecosystem_support import ROOT, ansible_env, galaxy_meta, run, tool
+from neon_testing import ROOT, ansible_env, galaxy_meta, run, tool
 
 EE_DEFINITION = """---
 version: 3

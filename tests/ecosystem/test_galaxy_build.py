@@ -11,7 +11,7 @@ import json
 import sys
 import tarfile
 
-from ecosystem_support import ansible_env, galaxy_meta, run, tool
+from neon_testing import ansible_env, galaxy_meta, run, tool
 
 # Nothing of a developer's machine may end up in the published tarball.
 FORBIDDEN_PARTS = {".venv", ".venvs", ".build", "__pycache__", ".git", ".pytest_cache", ".hypothesis", ".ansible",

@@ -1,10 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fixtures of the reliability suite: the collection, one simulator, the results it records.
+"""Fixtures of the reliability suite: one simulator and the results it records.
 
-Run from the repository root with a Python that has ansible-core, requests, werkzeug, pytest:
-    python -m pytest tests/reliability -q
+Run with `nox -s pytest -- tests/reliability` (the shared setup is tests/conftest.py).
 The results of the fault matrix are written to tests/output/reliability/results.json (or
 $NEON_RELIABILITY_RESULTS); the last test compares docs/reliability.md with what they give
 (NEON_RELIABILITY_WRITE_DOC=1 rewrites it).
@@ -17,20 +16,10 @@ __metaclass__ = type
 import json
 import os
 import secrets
-import sys
-import tempfile
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import neon_reliability as rel  # noqa: E402  pylint: disable=wrong-import-position
-
-# NEON_RELIABILITY_COLLECTION: a directory holding ansible_collections/neon/cloud to test instead
-# of this work tree (for example .build, or a copy with an older plugins/).
-_PARENT = os.environ.get("NEON_RELIABILITY_COLLECTION") or rel.collection_parent(
-    tempfile.mkdtemp(prefix="neon-reliability-"))
-rel.make_importable(_PARENT)
+import neon_reliability as rel
 
 # A recognisable auth key, searched for in every output of the suite.
 AUTH_KEY = "relauth" + secrets.token_hex(20)
@@ -62,10 +51,10 @@ def pytest_sessionfinish(session, exitstatus):
         handle.write("\n")
 
 
-@pytest.fixture(scope="session")
-def collection_parent():
-    """The directory holding ansible_collections/neon/cloud, for ANSIBLE_COLLECTIONS_PATH."""
-    return _PARENT
+@pytest.fixture(scope="session", autouse=True)
+def importable_collection(collection_parent):
+    """Every test here may run a module in this process (rel.run_module imports it)."""
+    return collection_parent
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Shared pieces of the reliability suite: the collection as Python and Ansible see it, an
-in-process module runner, the fault classes and the module targets of the fault matrix.
+"""Shared pieces of the reliability suite: an in-process module runner, the fault classes and the module targets of the fault matrix.
 
 scripts/gen_reliability_report.py imports this file too (FAULTS, TARGETS, MODES) to know what a
 complete run looks like.
@@ -19,13 +18,10 @@ import io
 import json
 import os
 import re
-import shutil
-import sys
 import time
 import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SIMULATOR_DIR = os.path.join(ROOT, "tests", "simulator")
 RESULTS_ENV = "NEON_RELIABILITY_RESULTS"
 DEFAULT_RESULTS = os.path.join(ROOT, "tests", "output", "reliability", "results.json")
 DOC_PATH = os.path.join(ROOT, "docs", "reliability.md")
@@ -41,32 +37,6 @@ PERSISTENT_COUNT = 1000  # never runs out within one task
 WAIT_TIMEOUT = 0.8  # operation_wait's timeout when the fault persists
 WAIT_POLL = 0.1
 OPERATION_DURATION = 0.25
-
-COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", ".venvs", ".build", ".ansible", ".pytest_cache", ".hypothesis",
-                                     "__pycache__", "output")
-
-
-# ---------------------------------------------------------------------------------------------- collection
-
-def collection_parent(base_dir):
-    """A directory holding ansible_collections/neon/cloud (a symlink to the work tree, else a copy)."""
-    namespace_dir = os.path.join(str(base_dir), "ansible_collections", "neon")
-    os.makedirs(namespace_dir, exist_ok=True)
-    link = os.path.join(namespace_dir, "cloud")
-    if not os.path.exists(link):
-        try:
-            os.symlink(ROOT, link)
-        except OSError:
-            shutil.copytree(ROOT, link, ignore=COPY_IGNORE)
-    return str(base_dir)
-
-
-def make_importable(parent):
-    """Let this process import ansible_collections.neon.cloud and the simulator."""
-    for path in (SIMULATOR_DIR, parent):
-        if path not in sys.path:
-            sys.path.insert(0, path)
-
 
 # ---------------------------------------------------------------------------------------------- running modules
 

@@ -25,6 +25,7 @@ import time
 import pytest
 
 import neon_reliability as rel
+from neon_testing import ansible_env, localhost_inventory, tool
 from hostile_server import CertificateAuthority, ForwardProxy, HostileServer, Reply, gzip_bomb, json_reply
 
 KEY = "hostile" + "k3y9" * 14  # 63 characters, recognisable in any output
@@ -479,19 +480,7 @@ def test_a_playbook_keeps_the_secret_of_a_failed_rotation(server, clean_env, tmp
 # ---------------------------------------------------------------------------------------------- helpers
 
 def playbook(tmp_path, collection_parent, name, **env):
-    environment = dict(os.environ)
-    for variable in list(environment):
-        if variable.startswith(("ANSIBLE_", "NEON_")):
-            del environment[variable]
-    environment.update({
-        "ANSIBLE_COLLECTIONS_PATH": collection_parent, "ANSIBLE_COLLECTIONS_SCAN_SYS_PATH": "false",
-        "ANSIBLE_HOME": str(tmp_path / "home"), "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"),
-        "ANSIBLE_NOCOLOR": "1", "ANSIBLE_LOCALHOST_WARNING": "false", "ANSIBLE_INVENTORY_UNPARSED_WARNING": "false",
-        "ANSIBLE_PYTHON_INTERPRETER": sys.executable,
-    })
-    environment.update(env)
-    inventory = tmp_path / "inventory.ini"
-    inventory.write_text("localhost ansible_connection=local ansible_python_interpreter=%s\n" % sys.executable)
-    return subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-vvv", "-i",
-                           str(inventory), name], cwd=str(tmp_path), env=environment, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True, timeout=300, check=False)
+    return subprocess.run([tool("ansible-playbook"), "-vvv", "-i", localhost_inventory(tmp_path), name],
+                          cwd=str(tmp_path), env=ansible_env(tmp_path, collection_parent, **env),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300,
+                          check=False)

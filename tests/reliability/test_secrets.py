@@ -20,6 +20,8 @@ import sys
 
 import pytest
 
+from neon_testing import ansible_env, localhost_inventory
+
 PLAYBOOK = r"""
 - name: Every module, key from module_defaults (as a vaulted variable would give it)
   hosts: localhost
@@ -225,33 +227,8 @@ KEY_RESULT = re.compile(r'"key": "([a-z0-9]{64})"')
 
 
 def _env(tmp_path, collection_parent, sim, **extra):
-    env = dict(os.environ)
-    for name in list(env):
-        if name.startswith(("ANSIBLE_", "NEON_")):
-            del env[name]
-    env.update({
-        "PATH": os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", ""),
-        "ANSIBLE_COLLECTIONS_PATH": collection_parent,
-        "ANSIBLE_COLLECTIONS_SCAN_SYS_PATH": "false",
-        "ANSIBLE_HOME": str(tmp_path / "home"),
-        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"),
-        "ANSIBLE_LOG_PATH": str(tmp_path / "ansible.log"),
-        "ANSIBLE_NOCOLOR": "1",
-        "ANSIBLE_FORCE_COLOR": "0",
-        "ANSIBLE_RETRY_FILES_ENABLED": "false",
-        "ANSIBLE_LOCALHOST_WARNING": "false",
-        "ANSIBLE_INVENTORY_UNPARSED_WARNING": "false",
-        "ANSIBLE_DEPRECATION_WARNINGS": "false",
-        "NEON_API_URL": sim.url,
-    })
-    env.update(extra)
-    return env
-
-
-def _inventory(tmp_path):
-    path = tmp_path / "inventory.ini"
-    path.write_text("localhost ansible_connection=local ansible_python_interpreter=%s\n" % sys.executable)
-    return str(path)
+    return ansible_env(tmp_path, collection_parent, ANSIBLE_LOG_PATH=tmp_path / "ansible.log", NEON_API_URL=sim.url,
+                       **extra)
 
 
 def _all_output(tmp_path, proc):
@@ -285,7 +262,7 @@ def test_playbook_at_vvv_never_shows_the_auth_key(tmp_path, collection_parent, s
     (tmp_path / "site.yml").write_text(PLAYBOOK)
     extra = "sim_url=%s control_url=%s project_id=%s" % (sim.url, sim.control_url, sim.demo_project_id)
     proc = subprocess.run(
-        [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-vvv", "-i", _inventory(tmp_path),
+        [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-vvv", "-i", localhost_inventory(tmp_path),
          "site.yml", "-e", extra],
         cwd=str(tmp_path), env=_env(tmp_path, collection_parent, sim, NEON_API_KEY=auth_key),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300, check=False)
@@ -320,7 +297,7 @@ def test_playbook_at_vvv_never_shows_the_auth_key(tmp_path, collection_parent, s
 
 def _adhoc(tmp_path, collection_parent, sim, args, **env):
     proc = subprocess.run(
-        [os.path.join(os.path.dirname(sys.executable), "ansible"), "localhost", "-vvv", "-i", _inventory(tmp_path),
+        [os.path.join(os.path.dirname(sys.executable), "ansible"), "localhost", "-vvv", "-i", localhost_inventory(tmp_path),
          "-m", "neon.cloud.projects_info", "-a", args],
         cwd=str(tmp_path), env=_env(tmp_path, collection_parent, sim, **env),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=120, check=False)

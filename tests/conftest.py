@@ -1,0 +1,33 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The one setup of the plain-pytest suites (tests/ecosystem, tests/reliability).
+
+They run in one pytest session, `nox -s pytest` (configured in pyproject.toml, which puts
+tests/support and tests/simulator on the import path). ansible-test units loads this file too
+(it reads conftest.py files from the collection root down): it defines fixtures only.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import sys
+
+import pytest
+
+# NEON_TEST_COLLECTIONS: a collections path holding ansible_collections/neon/cloud to test instead
+# of this work tree (an installed tarball, or a copy with an older plugins/).
+COLLECTIONS_ENV = "NEON_TEST_COLLECTIONS"
+
+
+@pytest.fixture(scope="session")
+def collection_parent(tmp_path_factory):
+    """A collections path where ansible finds neon.cloud; this process can import it from there too."""
+    from neon_testing import link_collection
+
+    parent = os.environ.get(COLLECTIONS_ENV) or link_collection(tmp_path_factory.mktemp("collections"))
+    if parent not in sys.path:
+        sys.path.insert(0, parent)  # in-process module runs import ansible_collections.neon.cloud
+    return parent
