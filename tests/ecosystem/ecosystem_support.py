@@ -13,7 +13,6 @@ import collections
 import os
 import re
 import secrets
-import shutil
 import subprocess
 import sys
 import time

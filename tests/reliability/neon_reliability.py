@@ -38,6 +38,7 @@ WAIT_TIMEOUT = 0.8  # operation_wait's timeout when the fault persists
 WAIT_POLL = 0.1
 OPERATION_DURATION = 0.25
 
+
 # ---------------------------------------------------------------------------------------------- running modules
 
 class ModuleRun:

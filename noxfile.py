@@ -1,0 +1,317 @@
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The test sessions of the neon.cloud collection: `nox -l` lists them, `nox -s NAME` runs one.
+
+`make test` runs every default session, two at a time (`nox --parallel 2`); `make demo` runs
+the `demo` session. Sessions from antsibull-nox (configured in antsibull-nox.toml): lint,
+docs-check, ansible-lint, build-import-check. Our own sessions, below:
+
+- sanity-X.Y, units-X.Y, integration-X.Y: ansible-test for each supported ansible-core, with the
+  Python it needs, without containers (antsibull-nox's own ansible-test sessions need docker).
+  They run on a copy of the collection below .../ansible_collections/neon/cloud, which
+  antsibull-nox's prepare_collections makes; integration runs against a fresh API simulator.
+- pytest: the plain-pytest suites (tests/ecosystem, tests/reliability; see pyproject.toml).
+- docs: the HTML documentation site (antsibull-docs + Sphinx), warnings are errors.
+- demo, simulator, bench: the tour, the simulator in the foreground, the benchmark (not run
+  by `make test`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import glob
+import json
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import nox
+
+import antsibull_nox
+from antsibull_nox.sessions import prepare_collections
+
+antsibull_nox.load_antsibull_nox_toml()
+
+ROOT = Path(__file__).resolve().parent
+# Each supported ansible-core and the Python its ansible-test runs on here.
+ANSIBLE_CORE_PYTHON = {"2.17": "3.11", "2.18": "3.11", "2.19": "3.11", "2.20": "3.12", "2.21": "3.13"}
+# The ansible-core of the pytest, docs and demo sessions (the newest one Python 3.11 runs).
+MAIN_CORE = "2.19"
+MAIN_PYTHON = ANSIBLE_CORE_PYTHON[MAIN_CORE]
+SIMULATOR_START_TIMEOUT = 30.0
+SIMULATOR_STOP_TIMEOUT = 5.0
+LOOPBACK_URL = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\]):\d+/")
+# What ansible-test must not take for collection content (sanity would lint it as such).
+REPOSITORY_TOOLING = (".ci", "benchmarks", "scripts", "noxfile.py", "Makefile")
+
+nox.options.error_on_missing_interpreters = True
+
+
+def _use_real_interpreters():
+    """Put the real pythonX.Y of pyenv first on PATH: its shims of versions that are not the
+    global one exist but fail when run, and nox would pick them."""
+    pyenv_root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+    found = []
+    for version in sorted(set(ANSIBLE_CORE_PYTHON.values())):
+        found.extend(sorted(glob.glob(os.path.join(pyenv_root, "versions", version + ".*", "bin")))[-1:])
+    if found:
+        os.environ["PATH"] = os.pathsep.join(found + [os.environ.get("PATH", "")])
+
+
+_use_real_interpreters()
+
+
+def core_requirement(core):
+    major, minor = core.split(".")
+    return "ansible-core>=%s.0,<%s.%d" % (core, major, int(minor) + 1)
+
+
+def install_test_tools(session, core, requirements="tests/requirements.txt"):
+    """ansible-core ``core`` and what our tests need beside it."""
+    session.install(core_requirement(core), "-r", str(ROOT / requirements))
+
+
+def collection_copy(session, core):
+    """A fresh copy of the work tree (git's files, untracked ones included) below
+    .../ansible_collections/neon/cloud, where ansible-test and ansible find the collection,
+    without the repository's tooling (not collection content: galaxy.yml leaves it out too)."""
+    prepared = prepare_collections(session, ansible_core_version=core, install_in_site_packages=False,
+                                   install_out_of_tree=True)
+    if prepared is None:
+        session.skip("no virtualenv to run ansible-test in")
+    for tooling in REPOSITORY_TOOLING:
+        path = prepared.current_path / tooling
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+    return prepared.current_path
+
+
+def install_get_pip_standin(session):
+    """ansible-test bootstraps pip into each venv it makes with a get-pip.py that it downloads
+    from a host our machines cannot reach. It first looks in ~/.ansible/test/cache/, so our
+    offline stand-in (scripts/get_pip_standin.py, see there) goes there under each name this
+    ansible-test asks for."""
+    source = session.run("python", "-c", "import ansible_test, os; print(os.path.dirname(ansible_test.__file__))",
+                         silent=True).strip().splitlines()[-1]
+    requirements = Path(source, "_internal", "python_requirements.py").read_text(encoding="utf-8")
+    versions = set(re.findall(r"pip=['\"]([0-9][0-9.]*)['\"]|'pip': *'([0-9][0-9.]*)'", requirements))
+    versions = {version for pair in versions for version in pair if version}
+    if not versions:
+        session.error("found no pip version in %s: the get-pip stand-in cannot be installed" % source)
+    cache = Path.home() / ".ansible" / "test" / "cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    standin = ROOT / "scripts" / "get_pip_standin.py"
+    for version in sorted(versions):
+        destination = cache / ("get_pip_%s.py" % version.replace(".", "_"))
+        if destination.exists() and "Offline stand-in for ansible-test" not in destination.read_text(encoding="utf-8"):
+            continue  # a real get-pip.py: keep it
+        shutil.copyfile(standin, destination)
+
+
+@contextlib.contextmanager
+def exclusive(path):
+    """Hold a lock on ``path`` (other sessions running in parallel wait for it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def running_simulator(session):
+    """The API simulator (tests/simulator) on 127.0.0.1 with a random key, stopped afterwards.
+
+    Yields the variables it announces: NEON_API_URL, NEON_API_KEY, NEON_SIM_DEMO_PROJECT,
+    NEON_SIM_CONTROL_URL, NEON_SIM_ORG_ID.
+    """
+    tmp = Path(session.create_tmp()).resolve()
+    url_file = tmp / "simulator.url"
+    log_path = tmp / "simulator.log"
+    url_file.unlink(missing_ok=True)
+    key = secrets.token_hex(32)  # 64 characters of [a-z0-9], like a real key
+    python = shutil.which("python", path=os.pathsep.join(session.bin_paths))
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "tests" / "simulator"))
+    with open(log_path, "w") as log:
+        process = subprocess.Popen([python, "-m", "neon_simulator", "--port", "0", "--api-key", key,
+                                    "--url-file", str(url_file)], stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + SIMULATOR_START_TIMEOUT
+        while not (url_file.exists() and url_file.read_text().strip()):
+            if process.poll() is not None or time.monotonic() > deadline:
+                session.error("the simulator did not start:\n" + log_path.read_text())
+            time.sleep(0.1)
+        announced = dict(re.findall(r"^(NEON_[A-Z_]+)=(\S+)$", log_path.read_text(), re.MULTILINE))
+        announced.update(NEON_API_URL=url_file.read_text().strip(), NEON_API_KEY=key)
+        if not LOOPBACK_URL.match(announced["NEON_API_URL"] + "/"):
+            session.error("the simulator does not listen on loopback: %s" % announced["NEON_API_URL"])
+        session.log("simulator up at %s" % announced["NEON_API_URL"])
+        yield announced
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=SIMULATOR_STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=SIMULATOR_STOP_TIMEOUT)
+        if process.returncode not in (0, -15):
+            session.warn("the simulator exited with %s:\n%s" % (process.returncode, log_path.read_text()[-3000:]))
+
+
+def write_integration_config(collection, simulator):
+    """tests/integration/integration_config.yml of the copy: the variables the targets read."""
+    values = {
+        "neon_api_url": simulator["NEON_API_URL"],
+        "neon_api_key": simulator["NEON_API_KEY"],
+        "neon_demo_project_id": simulator.get("NEON_SIM_DEMO_PROJECT", ""),
+        "neon_sim_control_url": simulator.get("NEON_SIM_CONTROL_URL", ""),
+    }
+    lines = ["---", "# written by noxfile.py for one simulator run"]
+    lines += ["%s: %s" % (name, json.dumps(value)) for name, value in values.items()]  # JSON strings are YAML
+    (collection / "tests" / "integration" / "integration_config.yml").write_text("\n".join(lines) + "\n")
+
+
+def ansible_test_args(session, python):
+    return ["--python", python, "--python-interpreter", shutil.which("python", path=os.pathsep.join(session.bin_paths)),
+            "--color", "no"] + list(session.posargs)
+
+
+def _sanity(core, python):
+    def sanity(session):
+        """ansible-test sanity (no ignore files: tests/sanity/ignore-*.txt is refused)."""
+        ignore_files = sorted(glob.glob(str(ROOT / "tests" / "sanity" / "ignore-*.txt")))
+        if ignore_files:
+            session.error("sanity ignore files are not allowed here, fix the code instead: %s" % ignore_files)
+        install_test_tools(session, core)
+        install_get_pip_standin(session)
+        collection = collection_copy(session, core)
+        # ansible-test builds its sanity venvs in ~/.ansible/test/venv without a lock of its own.
+        with exclusive(Path.home() / ".ansible" / "test" / "neon-cloud-sanity.lock"), session.chdir(collection):
+            session.run("ansible-test", "sanity", *ansible_test_args(session, python))
+    return sanity
+
+
+def _units(core, python):
+    def units(session):
+        """ansible-test units --local (tests/unit: module_utils and the simulator's self-tests)."""
+        install_test_tools(session, core)
+        collection = collection_copy(session, core)
+        with session.chdir(collection):
+            session.run("ansible-test", "units", "--local", *ansible_test_args(session, python))
+    return units
+
+
+def _integration(core, python):
+    def integration(session):
+        """ansible-test integration --local against a fresh API simulator (tests/integration)."""
+        install_test_tools(session, core)
+        collection = collection_copy(session, core)
+        with running_simulator(session) as simulator, session.chdir(collection):
+            write_integration_config(collection, simulator)
+            # --local: modules run with this session's Python, which has requests.
+            session.run("ansible-test", "integration", "--local", *ansible_test_args(session, python))
+    return integration
+
+
+for _core, _python in ANSIBLE_CORE_PYTHON.items():
+    for _kind, _factory in (("sanity", _sanity), ("units", _units), ("integration", _integration)):
+        _session = _factory(_core, _python)
+        _session.__doc__ = "%s (ansible-core %s, Python %s)" % (_session.__doc__, _core, _python)
+        nox.session(name="%s-%s" % (_kind, _core), python=_python, tags=[_kind, "ansible-core-" + _core],
+                    allow_parallel=True)(_session)
+
+
+@nox.session(python=MAIN_PYTHON, allow_parallel=True)
+def pytest(session):
+    """The plain-pytest suites: tests/ecosystem and tests/reliability (one pytest session)."""
+    install_test_tools(session, MAIN_CORE, "requirements-test.txt")
+    session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session(python=MAIN_PYTHON)
+def docs(session):
+    """The documentation site (HTML): the module pages from the plugins' own documentation and
+    the guide from docs/docsite/rst, built with antsibull-docs and Sphinx, offline, warnings as
+    errors. Output: docs/docsite/build/html/index.html."""
+    session.install(core_requirement(MAIN_CORE), "antsibull-docs>=2.28,<3")
+    tmp = Path(session.create_tmp()).resolve()
+    shutil.rmtree(tmp, ignore_errors=True)  # Sphinx builds incrementally, and would skip pages it thinks unchanged
+    site = tmp / "site"
+    site.mkdir(mode=0o700, parents=True)  # sphinx-init wants a directory only its owner may write
+    namespace = tmp / "collections" / "ansible_collections" / "neon"
+    namespace.mkdir(parents=True)
+    (namespace / "cloud").symlink_to(ROOT)
+    env = {"ANSIBLE_COLLECTIONS_PATH": str(tmp / "collections"), "ANSIBLE_COLLECTIONS_SCAN_SYS_PATH": "false"}
+    session.run("antsibull-docs", "sphinx-init", "--use-current", "--fail-on-error", "--squash-hierarchy",
+                "--project", "neon.cloud", "--copyright", "neon.cloud contributors", "--title", "neon.cloud",
+                "--dest-dir", str(site), "neon.cloud", env=env, silent=True)
+    session.install("-r", str(site / "requirements.txt"))
+    # Offline, Sphinx cannot read the inventories of Ansible's own docs: scripts/docs/ansible_refs.py
+    # links exactly the labels of those docs that ours use, and intersphinx is left out.
+    shutil.copy(ROOT / "scripts" / "docs" / "ansible_refs.py", site)
+    with open(site / "conf.py", "a", encoding="utf-8") as conf:
+        conf.write(OFFLINE_SPHINX_CONF)
+    session.run("bash", str(site / "build.sh"), env=env, external=True)
+    output = ROOT / "docs" / "docsite" / "build" / "html"
+    shutil.rmtree(output, ignore_errors=True)
+    shutil.copytree(site / "build" / "html", output)
+    session.log("the documentation site is in %s" % (output / "index.html"))
+
+
+OFFLINE_SPHINX_CONF = """
+
+# --- neon.cloud (noxfile.py, docs session): an offline build ---
+import os as _os
+import sys as _sys
+_sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
+extensions = [extension for extension in extensions if extension != "sphinx.ext.intersphinx"] + ["ansible_refs"]
+intersphinx_mapping = {}
+"""
+
+
+@nox.session(python=MAIN_PYTHON, default=False)
+def demo(session):
+    """The tour: build and install the collection as a user would, run playbooks/demo.yml
+    against a fresh simulator."""
+    install_test_tools(session, MAIN_CORE, "requirements-test.txt")
+    tmp = Path(session.create_tmp()).resolve()
+    dist, collections = tmp / "dist", tmp / "collections"
+    shutil.rmtree(dist, ignore_errors=True)
+    session.run("ansible-galaxy", "collection", "build", "--force", "--output-path", str(dist), str(ROOT), silent=True)
+    tarball = next(dist.glob("*.tar.gz"))
+    session.run("ansible-galaxy", "collection", "install", "--force", "--offline", "-p", str(collections),
+                str(tarball), silent=True)
+    env = {
+        "ANSIBLE_COLLECTIONS_PATH": str(collections),
+        # interpreter discovery on localhost may pick a Python without requests
+        "ANSIBLE_PYTHON_INTERPRETER": shutil.which("python", path=os.pathsep.join(session.bin_paths)),
+        "ANSIBLE_LOCALHOST_WARNING": "false",
+        "ANSIBLE_INVENTORY_UNPARSED_WARNING": "false",
+    }
+    with running_simulator(session) as simulator:
+        env.update(simulator)
+        session.run("ansible-playbook", str(ROOT / "playbooks" / "demo.yml"), *session.posargs, env=env)
+
+
+@nox.session(python=MAIN_PYTHON, default=False)
+def simulator(session):
+    """The API simulator in the foreground (port 8080, key dev-key; pass other options after --)."""
+    install_test_tools(session, MAIN_CORE, "requirements-test.txt")
+    args = list(session.posargs) or ["--port", "8080", "--api-key", "dev-key"]
+    session.run("python", "-m", "neon_simulator", *args, env={"PYTHONPATH": str(ROOT / "tests" / "simulator")})
+
+
+@nox.session(python=MAIN_PYTHON, default=False)
+def bench(session):
+    """benchmarks/run.py: requests and time spent, measured (see the performance guide page)."""
+    install_test_tools(session, MAIN_CORE, "requirements-test.txt")
+    session.run("python", str(ROOT / "benchmarks" / "run.py"), *session.posargs)  # starts its own simulator

@@ -1,0 +1,37 @@
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A Sphinx extension for building our documentation site offline (noxfile.py, docs session).
+
+The pages antsibull-docs generates refer to two labels of Ansible's own documentation, which
+Sphinx resolves through intersphinx, which needs the network. This links exactly those two
+labels to their pages on docs.ansible.com; every other unresolved reference still warns, so
+the build (warnings are errors) still fails on a broken link of ours.
+"""
+
+from docutils import nodes
+
+ANSIBLE_DOCS = "https://docs.ansible.com/projects/ansible/devel/"
+# label -> its page below ANSIBLE_DOCS
+ANSIBLE_LABELS = {
+    # "Common return values are documented here", on every module page
+    "common_return_values": "reference_appendices/common_return_values.html#common-return-values",
+    # the environment variables page of the collection
+    "ansible_configuration_settings": "reference_appendices/config.html#ansible-configuration-settings",
+}
+
+
+def link_ansible_label(app, env, node, contnode):
+    """``missing-reference`` handler: a reference node for one of ANSIBLE_LABELS, else None."""
+    if node.get("refdomain") != "std" or node.get("reftype") != "ref":
+        return None
+    page = ANSIBLE_LABELS.get(node.get("reftarget"))
+    if page is None:
+        return None
+    reference = nodes.reference("", "", internal=False, refuri=ANSIBLE_DOCS + page)
+    reference.append(contnode)
+    return reference
+
+
+def setup(app):
+    app.connect("missing-reference", link_ansible_label)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
