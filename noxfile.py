@@ -27,6 +27,7 @@ import re
 import secrets
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -50,6 +51,13 @@ LOOPBACK_URL = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\]):\d+/")
 REPOSITORY_TOOLING = (".ci", "benchmarks", "scripts", "noxfile.py", "Makefile")
 
 nox.options.error_on_missing_interpreters = True
+# What `nox` (and `make test`) runs, longest first, so that two at a time (--parallel 2) end
+# close together. demo, simulator and bench are run by name only.
+nox.options.sessions = (
+    ["integration-%s" % core for core in ANSIBLE_CORE_PYTHON] + ["pytest"]
+    + ["sanity-%s" % core for core in ANSIBLE_CORE_PYTHON] + ["units-%s" % core for core in ANSIBLE_CORE_PYTHON]
+    + ["docs", "docs-check", "galaxy-import", "ansible-lint", "lint", "extra-checks"]
+)
 
 
 def _use_real_interpreters():
@@ -187,22 +195,23 @@ def ansible_test_args(session, python):
 
 def _sanity(core, python):
     def sanity(session):
-        """ansible-test sanity (no ignore files: tests/sanity/ignore-*.txt is refused)."""
+        """ansible-test sanity, without ignore files (tests/sanity/ignore-*.txt is refused)"""
         ignore_files = sorted(glob.glob(str(ROOT / "tests" / "sanity" / "ignore-*.txt")))
         if ignore_files:
             session.error("sanity ignore files are not allowed here, fix the code instead: %s" % ignore_files)
         install_test_tools(session, core)
-        install_get_pip_standin(session)
         collection = collection_copy(session, core)
         # ansible-test builds its sanity venvs in ~/.ansible/test/venv without a lock of its own.
-        with exclusive(Path.home() / ".ansible" / "test" / "neon-cloud-sanity.lock"), session.chdir(collection):
-            session.run("ansible-test", "sanity", *ansible_test_args(session, python))
+        with exclusive(Path.home() / ".ansible" / "test" / "neon-cloud-sanity.lock"):
+            install_get_pip_standin(session)
+            with session.chdir(collection):
+                session.run("ansible-test", "sanity", *ansible_test_args(session, python))
     return sanity
 
 
 def _units(core, python):
     def units(session):
-        """ansible-test units --local (tests/unit: module_utils and the simulator's self-tests)."""
+        """ansible-test units --local: tests/unit (module_utils, the simulator's self-tests)"""
         install_test_tools(session, core)
         collection = collection_copy(session, core)
         with session.chdir(collection):
@@ -212,7 +221,7 @@ def _units(core, python):
 
 def _integration(core, python):
     def integration(session):
-        """ansible-test integration --local against a fresh API simulator (tests/integration)."""
+        """ansible-test integration --local against a fresh API simulator: tests/integration"""
         install_test_tools(session, core)
         collection = collection_copy(session, core)
         with running_simulator(session) as simulator, session.chdir(collection):
@@ -225,7 +234,7 @@ def _integration(core, python):
 for _core, _python in ANSIBLE_CORE_PYTHON.items():
     for _kind, _factory in (("sanity", _sanity), ("units", _units), ("integration", _integration)):
         _session = _factory(_core, _python)
-        _session.__doc__ = "%s (ansible-core %s, Python %s)" % (_session.__doc__, _core, _python)
+        _session.__doc__ = "%s; ansible-core %s on Python %s" % (_session.__doc__, _core, _python)
         nox.session(name="%s-%s" % (_kind, _core), python=_python, tags=[_kind, "ansible-core-" + _core],
                     allow_parallel=True)(_session)
 
@@ -276,6 +285,37 @@ _sys.path.insert(0, _os.path.dirname(_os.path.abspath(__file__)))
 extensions = [extension for extension in extensions if extension != "sphinx.ext.intersphinx"] + ["ansible_refs"]
 intersphinx_mapping = {}
 """
+
+
+@nox.session(name="galaxy-import", python=MAIN_PYTHON)
+def galaxy_import(session):
+    """Build the collection and run galaxy-importer on the tarball, as Galaxy does on upload
+    (tests/galaxy-importer.cfg: ansible-lint on, ansible-test off). Any warning or error fails."""
+    # antsibull-nox's build-import-check only reports the importer's warnings, and runs inside
+    # the work tree, where the repository's own lint configuration can hide one Galaxy would show.
+    session.install(core_requirement(MAIN_CORE), "galaxy-importer")
+    collection = collection_copy(session, MAIN_CORE)
+    tmp = Path(tempfile.mkdtemp(prefix="neon-galaxy-import-"))
+    try:
+        session.run("ansible-galaxy", "collection", "build", "--output-path", str(tmp), str(collection), silent=True)
+        tarball = next(tmp.glob("*.tar.gz"))
+        with session.chdir(tmp):  # the importer writes importer_result.json where it runs
+            output = session.run("python", "-m", "galaxy_importer.main", str(tarball), silent=True, success_codes=[0, 1],
+                                 env={"GALAXY_IMPORTER_CONFIG": str(ROOT / "tests" / "galaxy-importer.cfg")})
+        result = json.loads((tmp / "importer_result.json").read_text()) if (tmp / "importer_result.json").exists() else {}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(output, end="")
+    lines = output.splitlines()
+    problems = [line for line in lines if line.startswith(("WARNING", "ERROR", "CRITICAL"))]
+    if not lines or lines[-1] != "Importer processing completed successfully":
+        problems.append("galaxy-importer did not complete the import")
+    for content in result.get("docs_blob", {}).get("contents", []):
+        if content.get("content_type") == "module" and not (content.get("doc_strings") or {}).get("doc"):
+            problems.append("module %s: galaxy-importer found no documentation" % content.get("content_name"))
+    if problems:
+        session.error("galaxy-importer: %d problem(s):\n%s" % (len(problems), "\n".join(problems)))
+    session.log("galaxy-importer: no warning, no error")
 
 
 @nox.session(python=MAIN_PYTHON, default=False)

@@ -1,14 +1,17 @@
-"""Offline stand-in for ansible-test's get-pip bootstrap script.
+"""Offline stand-in for ansible-test's get-pip bootstrap script. Not a tool of ours: a
+workaround for machines that cannot reach the host it downloads it from, such as our CI.
 
-ansible-test bootstraps pip into the empty virtual environments it creates for
-sanity tests by running ~/.ansible/test/cache/get_pip_<version>.py, which it
-downloads from a host that is not reachable from our machines or CI.
-scripts/install-get-pip.sh copies this file there under the names it looks for.
+What it replaces, and why: ansible-test bootstraps pip into the empty virtual environments it
+creates for sanity tests by running ~/.ansible/test/cache/get_pip_<version>.py, which it
+downloads from a host that is not reachable from our machines or CI (the package registry is).
+It looks in that cache first, so noxfile.py (install_get_pip_standin) copies this file there
+under each name the installed ansible-test asks for, before a sanity session runs. A real
+get-pip.py already in the cache is left alone.
 
-It is run (through ansible-test's quiet_pip.py, with runpy) with arguments such
-as ``--disable-pip-version-check pip==24.2 --no-setuptools --no-wheel``:
-install pip from the interpreter's bundled wheel with ensurepip, then let that
-pip install the requested packages through the normally configured registry.
+It is run (through ansible-test's quiet_pip.py, with runpy) with arguments such as
+``--disable-pip-version-check pip==24.2 --no-setuptools --no-wheel``: install pip from the
+interpreter's bundled wheel with ensurepip, then let that pip install the requested packages
+through the normally configured registry.
 """
 
 import ensurepip

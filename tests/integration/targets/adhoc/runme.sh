@@ -3,12 +3,12 @@
 #   NEON_API_KEY=... ansible localhost -m neon.cloud.<module> -a '...' -e ansible_python_interpreter=...
 # The connection comes only from the environment (NEON_API_KEY, NEON_API_URL). The simulator's
 # URL and key are read from tests/integration/integration_config.yml (written by
-# scripts/integration.sh; ansible-test copies it to ../../ of this script's directory).
+# noxfile.py; ansible-test copies it to ../../ of this script's directory).
 # No `set -x`: the command lines would show the key.
 set -euo pipefail
 
 config="../../integration_config.yml"
-[ -f "$config" ] || { echo "runme.sh: no $config: run the targets with scripts/integration.sh (make integration)" >&2; exit 1; }
+[ -f "$config" ] || { echo "runme.sh: no $config: run the targets with nox -s integration-2.19 (noxfile.py)" >&2; exit 1; }
 
 # the Python that runs ansible here has requests: the modules use it, as the docs advise
 py="$(python -c 'import sys; print(sys.executable)')"

@@ -6,7 +6,7 @@
 set -euo pipefail
 
 config="../../integration_config.yml"
-[ -f "$config" ] || { echo "runme.sh: no $config: run the targets with scripts/integration.sh (make integration)" >&2; exit 1; }
+[ -f "$config" ] || { echo "runme.sh: no $config: run the targets with nox -s integration-2.19 (noxfile.py)" >&2; exit 1; }
 eval "$(python - "$config" <<'PYEOF'
 import shlex, sys, yaml
 with open(sys.argv[1]) as handle:
