@@ -11,9 +11,8 @@ import re
 
 import pytest
 
-requests = pytest.importorskip("requests")
-neon_simulator = pytest.importorskip("neon_simulator")  # needs werkzeug
-ratelimit = pytest.importorskip("neon_simulator.ratelimit")
+import requests
+from neon_simulator import ratelimit
 
 API_KEY = "sim-selftest-key-0003"
 ORG = "org-calm-tree-21298941"
@@ -21,18 +20,6 @@ ORG_PROJECTS = ["bold-glade-61830452", "quiet-brook-72914063", "young-forest-830
 SHARED_PROJECT = "wild-sea-94136285"
 DEMO = "shiny-river-12345678"
 KEY_RE = re.compile(r"^[a-z0-9]{64}$")
-
-
-@pytest.fixture(scope="module", name="server")
-def server_fixture():
-    with neon_simulator.Simulator(api_key=API_KEY, seed=1) as simulator:
-        yield simulator
-
-
-@pytest.fixture(name="sim")
-def sim_fixture(server):
-    server.reset()
-    return server
 
 
 def call(sim, method, path, key=API_KEY, **kwargs):

@@ -15,9 +15,9 @@ import uuid
 
 import pytest
 
-requests = pytest.importorskip("requests")
-neon_simulator = pytest.importorskip("neon_simulator")  # needs werkzeug
-state_module = pytest.importorskip("neon_simulator.state")
+import requests
+import neon_simulator
+from neon_simulator import state as state_module
 
 Simulator = neon_simulator.Simulator
 SIMULATOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(neon_simulator.__file__)))
@@ -31,19 +31,6 @@ PROJECT_FIELDS = {
     "locked": bool, "cpu_used_sec": int, "proxy_host": str, "branch_logical_size_limit": int,
     "created_at": str, "updated_at": str,
 }
-
-
-@pytest.fixture(scope="module", name="server")
-def server_fixture():
-    with Simulator(api_key=API_KEY, seed=1) as simulator:
-        yield simulator
-
-
-@pytest.fixture(name="sim")
-def sim_fixture(server):
-    """The shared simulator, back to its seeded state (no faults, empty request log)."""
-    server.reset()
-    return server
 
 
 def call(sim, method, path, key=API_KEY, headers=None, **kwargs):
@@ -490,12 +477,9 @@ def test_rate_limit_answers_429_with_retry_after():
         assert call(limited, "GET", "/api_keys").status_code == 200  # another route has its own budget
 
 
-def test_seed_is_deterministic_and_fast():
-    started = time.perf_counter()
+def test_seed_is_deterministic():
     one = state_module.State("k1", 1)
-    elapsed = time.perf_counter() - started
     again, other = state_module.State("k2", 1), state_module.State("k3", 2)
-    assert elapsed < 1.0
     assert [p.id for p in one.project_order] == [p.id for p in again.project_order]
     demo = one.demo_project_id
     assert [op.id for op in one.projects[demo].ops] == [op.id for op in again.projects[demo].ops]

@@ -11,23 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-requests = pytest.importorskip("requests")
-neon_simulator = pytest.importorskip("neon_simulator")  # needs werkzeug
+import requests
 
 API_KEY = "sim-selftest-key-0004"
 HOUR = 3600
-
-
-@pytest.fixture(scope="module", name="server")
-def server_fixture():
-    with neon_simulator.Simulator(api_key=API_KEY, seed=1) as simulator:
-        yield simulator
-
-
-@pytest.fixture(name="sim")
-def sim_fixture(server):
-    server.reset()
-    return server
 
 
 @pytest.fixture(name="project")
