@@ -1,11 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Medians, targets and the Markdown tables of the benchmark."""
+"""Medians, targets and the tables of the benchmark, in reStructuredText (grid tables, which read
+the same on a terminal): the results section of docs/docsite/rst/performance.rst."""
 
 import datetime
 import os
 import platform
+import re
 import statistics
 import sys
 
@@ -14,8 +16,9 @@ try:
 except ImportError:  # pragma: no cover - Python < 3.8
     metadata = None
 
-BEGIN_MARK = "<!-- benchmark results: begin (written by benchmarks/run.py --doc) -->"
-END_MARK = "<!-- benchmark results: end -->"
+# RST comments around the results section of the page (run.py --doc rewrites what is between them).
+BEGIN_MARK = ".. benchmark results: begin (written by benchmarks/run.py --doc)"
+END_MARK = ".. benchmark results: end"
 
 
 def median(samples, key):
@@ -95,7 +98,7 @@ class Report:
         paired = statistics.median(a["items_per_s"] / b["items_per_s"] for a, b in zip(neon, plain))
         title = "Paging: list %s operations of one project, page %d (median of %d)" % (
             _int(data["total"]), data["page"], runs)
-        self.row(1, title + ": items/s", _int(neon_rate), "%s (plain `requests` loop)" % _int(plain_rate),
+        self.row(1, title + ": items/s", _int(neon_rate), "%s (plain ``requests`` loop)" % _int(plain_rate),
                  "%.2f× (paired runs: %.2f×)" % (ratio, paired), "≥ 0.90×", ratio >= 0.9)
         made = max(sample["requests"] for sample in neon)
         server = max(sample["server_requests"] for sample in neon)
@@ -155,42 +158,39 @@ class Report:
         neon_s, uri_s = statistics.median(neon), statistics.median(uri)
         ratio = neon_s / uri_s
         paired = statistics.median(a / b for a, b in zip(neon, uri))
-        self.row(3, "Per task: `ansible localhost -m neon.cloud.projects_info` wall time (median of %d; min)" % len(neon),
+        self.row(3, "Per task: ``ansible localhost -m neon.cloud.projects_info`` wall time (median of %d; min)" % len(neon),
                  "%.3f s; %.3f s" % (neon_s, min(neon)),
-                 "%.3f s; %.3f s (`ansible.builtin.uri`, same GET)" % (uri_s, min(uri)),
+                 "%.3f s; %.3f s (``ansible.builtin.uri``, same GET)" % (uri_s, min(uri)),
                  "%.2f× (paired runs: %.2f×; min: %.2f×)" % (ratio, paired, min(neon) / min(uri)), "≤ 1.10×",
                  ratio <= 1.1)
 
     # ------------------------------------------------------------------ output
     def table(self):
         header = ("#", "Measurement", "neon.cloud", "Baseline", "Ratio", "Target", "Met")
-        lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-        lines.extend("| " + " | ".join(row) + " |" for row in self.rows)
-        return "\n".join(lines)
+        return grid_table(header, self.rows)
 
     def imports_table(self, data):
-        lines = [
-            "| Imported | total | collection's own code (compile + run) | `_client.py` (compile + run) |",
-            "|---|---|---|---|",
-        ]
+        header = ("Imported", "total", "collection's own code (compile + run)", "``_client.py`` (compile + run)")
+        rows = []
         for label, samples in data.items():
             own, client = median(samples, "own"), median(samples, "client")
-            lines.append("| %s | %.1f ms | %s | %s |" % (
-                label, median(samples, "total"), "%.2f ms" % own if own else "-", "%.2f ms" % client if client else "-"))
-        return "\n".join(lines)
+            rows.append((literals(escape(label)), "%.1f ms" % median(samples, "total"),
+                         "%.2f ms" % own if own else "-", "%.2f ms" % client if client else "-"))
+        return grid_table(header, rows)
 
-    def markdown(self, info, command):
+    def rst(self, info, command):
+        """The results section: reStructuredText, also what run.py prints."""
         parts = []
-        parts.append("Measured %s with `%s`." % (info["date"], command))
+        parts.append("Measured %s with ``%s``." % (info["date"], command))
         parts.append("")
-        parts.append("| Machine | |\n|---|---|\n" + "\n".join(
-            "| %s | %s |" % (key, value) for key, value in info.items() if key != "date"))
+        parts.append(grid_table(("Machine", ""), [(escape(key), escape(str(value)))
+                                                  for key, value in info.items() if key != "date"]))
         if self.rows:
             parts.append("")
             parts.append(self.table())
         if "imports" in self.results:
             parts.append("")
-            parts.append("Import time (`python -X importtime -c 'import <module>'`, median of %d; the "
+            parts.append("Import time (``python -X importtime -c 'import <module>'``, median of %d; the "
                          "collection's files compiled from source as in AnsiballZ, libraries from their .pyc):"
                          % len(next(iter(self.results["imports"].values()))))
             parts.append("")
@@ -215,14 +215,50 @@ class Report:
         return [label for label, flag in self.verdicts if not flag]
 
 
+def escape(text):
+    """Plain text for RST: backslashes, inline markup characters and a trailing ``_`` (a reference)."""
+    text = re.sub(r"([\\*`|])", r"\\\1", text)
+    return re.sub(r"_(?=\W|$)", r"\\_", text)
+
+
+def literals(text):
+    """`code` spans written the Markdown way (in the labels of scenarios.py) as RST literals."""
+    return re.sub(r"\\`([^`]+?)\\`", r"``\1``", text)
+
+
+def _cell(text):
+    # A cell that starts like a list item ("-", "+ ...") would be read as a list, one of a single
+    # punctuation character ("#") as a section title's underline: escape the first character.
+    return "\\" + text if re.match(r"^([-+*](\s|$)|([!-/:-@[-`{-~])\3*$)", text) else text
+
+
+def grid_table(header, rows):
+    """An RST grid table; every cell one line of RST (already marked up)."""
+    rows = [[_cell(cell) for cell in row] for row in rows]
+    header = [_cell(cell) for cell in header]
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows)]
+
+    def rule(char):
+        return "+" + "+".join(char * (width + 2) for width in widths) + "+"
+
+    def line(cells):
+        return "|" + "|".join(" %s " % cell.ljust(width) for cell, width in zip(cells, widths)) + "|"
+
+    lines = [rule("-"), line(header), rule("=")]
+    for row in rows:
+        lines.extend([line(row), rule("-")])
+    return "\n".join(lines)
+
+
 def write_doc(path, block):
-    """Replace the results block of ``path`` (between the markers) with ``block``."""
+    """Replace the results section of ``path`` (between the markers, two RST comments) with ``block``."""
     with open(path, encoding="utf-8") as doc:
         text = doc.read()
     start, end = text.find(BEGIN_MARK), text.find(END_MARK)
     if start < 0 or end < start:
         raise SystemExit("benchmark: %s has no results markers (%s ... %s)" % (path, BEGIN_MARK, END_MARK))
-    text = text[:start + len(BEGIN_MARK)] + "\n" + block + text[end:]
+    # An RST comment ends at the first line that is not indented, after a blank line.
+    text = text[:start + len(BEGIN_MARK)] + "\n\n" + block.strip("\n") + "\n\n" + text[end:]
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as doc:
         doc.write(text)

@@ -3,14 +3,14 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """neon.cloud benchmark: paging, waiting, per-task overhead and import time against the simulator.
 
-    make bench                                  # a fresh simulator from scripts/with-simulator.sh
     python benchmarks/run.py                    # starts (and stops) its own simulator on 127.0.0.1
+    .venvs/nox/bin/nox -s bench [-- ARGS]       # the same in a venv of its own (noxfile.py)
     python benchmarks/run.py --only paging,imports --runs 3
-    python benchmarks/run.py --doc docs/performance.md   # also rewrite the results block there
+    python benchmarks/run.py --doc docs/docsite/rst/performance.rst   # also rewrite the results section there
 
 Needs requests, werkzeug (for a simulator started here) and ansible-core (for the per-task
 and import parts) in the interpreter that runs it. Takes about 2 to 3 minutes; most of it is
-the waiting part (about 20 s a run). Not part of the timed tests. See docs/performance.md.
+the waiting part (about 20 s a run). Not part of the timed tests. See docs/docsite/rst/performance.rst.
 """
 
 import argparse
@@ -39,7 +39,7 @@ def parse_args(argv):
     parser.add_argument("--operations", type=int, default=10000, help="operations listed by the paging part")
     parser.add_argument("--wait-operations", type=int, default=200, help="operations waited for (default 200)")
     parser.add_argument("--json", metavar="FILE", help="also write every sample as JSON")
-    parser.add_argument("--doc", metavar="FILE", help="rewrite the results block of FILE (docs/performance.md)")
+    parser.add_argument("--doc", metavar="FILE", help="rewrite the results section of FILE (docs/docsite/rst/performance.rst)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args(argv)
     args.parts = [part.strip() for part in args.only.split(",") if part.strip()]
@@ -87,11 +87,13 @@ def main(argv=None):
         collection.remove()
 
     info["load average (1, 5, 15 min) at the end"] = report.load_average()
-    command = "make bench" if sim is not None and not sim.started_here else "python benchmarks/run.py"
+    command = "python benchmarks/run.py"
     if argv is None and len(sys.argv) > 1:
-        command += " " + " ".join(sys.argv[1:]) if command.startswith("python") else " ARGS='%s'" % " ".join(sys.argv[1:])
+        command += " " + " ".join(sys.argv[1:])
+    if sim is not None and not sim.started_here:
+        command += " (simulator given in NEON_API_URL)"
     built = report.Report(results, vars(args)).build()
-    text = built.markdown(info, command)
+    text = built.rst(info, command)
     print(text)
     log("benchmark: %.0f s in all" % (time.monotonic() - started))
     if args.json:

@@ -4,9 +4,10 @@
 """The simulator the benchmark runs against, and the collection made importable.
 
 The simulator runs in its own process, so that its work does not share the benchmark's
-interpreter lock: the one `make bench` started (a loopback NEON_API_URL with NEON_API_KEY), or
-else one this module starts on 127.0.0.1 and stops again. Only a loopback URL is ever used: the
-benchmark sends thousands of requests and must never reach the live service.
+interpreter lock: one given in the environment (a loopback NEON_API_URL with NEON_API_KEY, as
+scripts/with-simulator.sh sets them), or else one this module starts on 127.0.0.1 and stops
+again. Only a loopback URL is ever used: the benchmark sends thousands of requests and must
+never reach the live service.
 """
 
 import ipaddress

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Write docs/reliability.md from the results of the reliability suite, or check it.
+"""Write docs/docsite/rst/reliability.rst from the results of the reliability suite, or check it.
 
     python -m pytest tests/reliability          # records tests/output/reliability/results.json
-    scripts/gen_reliability_report.py           # writes docs/reliability.md from it
+    scripts/gen_reliability_report.py           # writes docs/docsite/rst/reliability.rst from it
     scripts/gen_reliability_report.py --check   # exit 1 (with a diff) when the page differs
 
 The suite also checks the page itself in its last test (NEON_RELIABILITY_WRITE_DOC=1 rewrites it).

@@ -7,7 +7,7 @@ Each function takes the decoded JSON of one answer and returns the service's own
 (unknown fields kept, as users see them), after checking that each field the code relies on
 is there and of the right type, and that an answer about one object is about the object that
 was asked for. Anything else raises UnexpectedAnswer naming the method, path and field.
-Field types follow docs/api-behaviour.md.
+Field types follow docs/docsite/rst/api-behaviour.rst.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -109,7 +109,7 @@ KEY_FIELDS = dict(required={"id": (int,), "name": (str,)}, optional={"project_id
 
 
 def key_list(data, method, path):
-    """GET .../api_keys: a bare array of keys (docs/api-behaviour.md)."""
+    """GET .../api_keys: a bare array of keys (docs/docsite/rst/api-behaviour.rst)."""
     check = Checker(method, path)
     return check.each(check.list(data), "", **KEY_FIELDS)
 
@@ -220,7 +220,7 @@ ORGANIZATION_FIELDS = dict(required={"id": (str,)},
 
 
 def auth(data, path):
-    """GET /auth: who the key is (docs/api-behaviour.md)."""
+    """GET /auth: who the key is (docs/docsite/rst/api-behaviour.rst)."""
     check = Checker("GET", path)
     return check.fields(data, "the answer", required={"auth_method": (str,)},
                         optional={"account_id": (str, type(None))})

@@ -4,7 +4,7 @@
 """API key requests: list, create, revoke, and the record shown to users (never the secret).
 
 Personal keys live under ``/api_keys``; organization keys, project-scoped ones included, under
-``/organizations/{org_id}/api_keys`` (docs/api-behaviour.md). Both answer the same shapes.
+``/organizations/{org_id}/api_keys`` (docs/docsite/rst/api-behaviour.rst). Both answer the same shapes.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,8 +17,8 @@ from ansible_collections.neon.cloud.plugins.module_utils import _answers as answ
 from ansible_collections.neon.cloud.plugins.module_utils._client import api_path
 from ansible_collections.neon.cloud.plugins.module_utils._errors import UnexpectedAnswer
 
-KEY_NAME_MAX = 64  # docs/api-behaviour.md: key_name is at most 64 characters
-# docs/api-behaviour.md: the project_id of a project-scoped key
+KEY_NAME_MAX = 64  # docs/docsite/rst/api-behaviour.rst: key_name is at most 64 characters
+# docs/docsite/rst/api-behaviour.rst: the project_id of a project-scoped key
 PROJECT_ID_PATTERN = re.compile(r"^[a-z0-9-]{1,60}$")
 SECRET_FIELD = "key"
 

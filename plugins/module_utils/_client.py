@@ -38,7 +38,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._transport import (
 COLLECTION_VERSION = "1.0.0"
 USER_AGENT = "neon.cloud-ansible/%s" % COLLECTION_VERSION
 
-# Retry policy (docs/api-behaviour.md): 423 (project locked), 429 (rate limit) and 503 mean the
+# Retry policy (docs/docsite/rst/api-behaviour.rst): 423 (project locked), 429 (rate limit) and 503 mean the
 # request was not carried out, so any method may repeat it. 500/502/504 and network errors
 # after the request was sent leave it unknown whether a POST or DELETE happened: only GET
 # repeats those.

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Who the API key is, and which organizations it reaches (docs/api-behaviour.md).
+"""Who the API key is, and which organizations it reaches (docs/docsite/rst/api-behaviour.rst).
 
 ``GET /auth`` is the only documented way to ask what a key is; ``GET /users/me/organizations``
 answers only for a user's (personal) key, and ``GET /organizations/{org_id}`` for a key of

@@ -171,7 +171,7 @@ class KeyTask:
                 error.describe(not_repeated=False), found["id"], name, found["id"]), cause=error, **result)
 
     def _check_scope(self, created, name, project_id, existing):
-        """A key scoped to another project than asked is revoked at once (docs/api-behaviour.md)."""
+        """A key scoped to another project than asked is revoked at once (docs/docsite/rst/api-behaviour.rst)."""
         if created.get("project_id") == project_id:
             return
         wanted = "project %s" % project_id if project_id else "no project"

@@ -23,7 +23,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIE
 from ansible_collections.neon.cloud.plugins.module_utils._paging import OPERATIONS_PAGE_MAX, PageReader, collect
 from ansible_collections.neon.cloud.plugins.module_utils._text import one_line
 
-# docs/api-behaviour.md: the live service has more statuses than the contract's four.
+# docs/docsite/rst/api-behaviour.rst: the live service has more statuses than the contract's four.
 SUCCESS_STATUSES = ("finished", "skipped")
 FAILURE_STATUSES = ("failed", "error", "cancelled")
 IN_PROGRESS_STATUSES = ("scheduling", "running", "cancelling")  # and any status not known yet

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Cursor pagination for the list endpoints, with the live service's end rule.
 
-The service returns ``pagination.cursor`` even on the last page (docs/api-behaviour.md), so a
+The service returns ``pagination.cursor`` even on the last page (docs/docsite/rst/api-behaviour.rst), so a
 cursor never means "more": a page with fewer items than asked for, or an empty page, ends
 the list. Every loop is bounded, and a list that does not advance is an error, not a hang.
 """

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Reading projects: the account's, an organization's, or those shared with the account.
 
-Two behaviours of the live service (docs/api-behaviour.md) are handled here:
+Two behaviours of the live service (docs/docsite/rst/api-behaviour.rst) are handled here:
 
 - With a personal key of a user who belongs to organizations, ``GET /projects`` can answer
   HTTP 400 "org_id is required". The organization is then taken when the user belongs to

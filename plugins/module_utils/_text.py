@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the i
 SERVICE_TEXT_MAX = 300
 REDACTED = "<redacted>"
 # A run of this many characters of a secret is a piece of it. Keys are 64 random characters of
-# [a-z0-9] (docs/api-behaviour.md), so six of them in ordinary text by chance is about one in 10^8.
+# [a-z0-9] (docs/docsite/rst/api-behaviour.rst), so six of them in ordinary text by chance is about one in 10^8.
 SECRET_PIECE = 6
 # A secret shorter than this (a test key such as "dev-key" or "revoked-or-wrong") is redacted
 # only whole: its pieces are ordinary words, and hiding them would garble our own sentences.

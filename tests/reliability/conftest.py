@@ -5,7 +5,7 @@
 
 Run with `nox -s pytest -- tests/reliability` (the shared setup is tests/conftest.py).
 The results of the fault matrix are written to tests/output/reliability/results.json (or
-$NEON_RELIABILITY_RESULTS); the last test compares docs/reliability.md with what they give
+$NEON_RELIABILITY_RESULTS); the last test compares docs/docsite/rst/reliability.rst with what they give
 (NEON_RELIABILITY_WRITE_DOC=1 rewrites it).
 """
 
@@ -34,7 +34,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "report: compares docs/reliability.md with this run's results (runs last)")
+    config.addinivalue_line("markers", "report: compares docs/docsite/rst/reliability.rst with this run's results (runs last)")
 
 
 def results_path():

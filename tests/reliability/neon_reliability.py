@@ -24,7 +24,7 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RESULTS_ENV = "NEON_RELIABILITY_RESULTS"
 DEFAULT_RESULTS = os.path.join(ROOT, "tests", "output", "reliability", "results.json")
-DOC_PATH = os.path.join(ROOT, "docs", "reliability.md")
+DOC_PATH = os.path.join(ROOT, "docs", "docsite", "rst", "reliability.rst")
 
 # Connection settings of every matrix run: small pauses keep the suite fast; the policy is the same.
 RETRIES = 3  # so a fault that persists costs RETRIES + 1 attempts

@@ -6,7 +6,7 @@
 The modules run in-process through their main() (the code AnsiballZ would run), against the
 simulator with injected faults. Each run checks the outcome, the message, the request count from
 the simulator's log, that no key was created twice, that no traceback escaped and that the auth
-key is nowhere in the output. Each run's facts are recorded for docs/reliability.md.
+key is nowhere in the output. Each run's facts are recorded for docs/docsite/rst/reliability.rst.
 """
 
 from __future__ import absolute_import, division, print_function

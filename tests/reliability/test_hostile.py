@@ -8,7 +8,7 @@ against a hostile server and a real user's environment"): credentials the enviro
 TLS settings it overrides, answers that trickle, never end, are too large or cut, valid JSON of
 the wrong kind, error text that is unsafe to print, path parameters that leave their place, and
 a rotation that fails after the new key exists. Each records what was tried, what happened and
-what was lost, for the hostile-server table of docs/reliability.md.
+what was lost, for the hostile-server table of docs/docsite/rst/reliability.rst.
 """
 
 from __future__ import absolute_import, division, print_function

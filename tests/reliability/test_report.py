@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""docs/reliability.md must be what this run's results give (runs last; skipped on a partial run)."""
+"""docs/docsite/rst/reliability.rst must be what this run's results give (runs last; skipped on a partial run)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -18,7 +18,7 @@ import reliability_report
 
 
 @pytest.mark.report
-def test_docs_reliability_md_matches_this_run(results):
+def test_docs_reliability_rst_matches_this_run(results):
     try:
         text = reliability_report.render(results)
     except reliability_report.IncompleteResults as exc:
@@ -30,7 +30,7 @@ def test_docs_reliability_md_matches_this_run(results):
             handle.write(text)
     with io.open(rel.DOC_PATH, encoding="utf-8") as handle:
         committed = handle.read()
-    diff = "".join(difflib.unified_diff(committed.splitlines(True), text.splitlines(True), "docs/reliability.md",
-                                        "this run"))
-    assert not diff, ("docs/reliability.md does not match this run; if the change is intended, rerun with "
-                      "NEON_RELIABILITY_WRITE_DOC=1 (or scripts/gen_reliability_report.py) and commit it:\n" + diff)
+    page = os.path.relpath(rel.DOC_PATH, rel.ROOT)
+    diff = "".join(difflib.unified_diff(committed.splitlines(True), text.splitlines(True), page, "this run"))
+    assert not diff, ("%s does not match this run; if the change is intended, rerun with "
+                      "NEON_RELIABILITY_WRITE_DOC=1 (or scripts/gen_reliability_report.py) and commit it:\n%s" % (page, diff))

@@ -306,7 +306,7 @@ def _adhoc(tmp_path, collection_parent, sim, args, **env):
 
 @pytest.mark.parametrize("outcome", ["ok", "failed"])
 def test_adhoc_at_vvv_never_shows_the_auth_key(tmp_path, collection_parent, sim, auth_key, results, outcome):
-    """Ad-hoc, the way docs/adhoc.md says: the key in NEON_API_KEY."""
+    """Ad-hoc, the way docs/docsite/rst/adhoc.rst says: the key in NEON_API_KEY."""
     if outcome == "failed":
         sim.add_fault(method="GET", path="/api/v2/projects", body="empty", count=1000)
     proc, text = _adhoc(tmp_path, collection_parent, sim, "api_retries=1 api_retry_max_delay=0.05",
