@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The AWX credential type (extensions/awx/credential_type.yml) and the playbook that registers it."""
+"""The AWX credential type (extensions/awx/credential_type.yml), and the playbook in the AWX guide
+(docs/docsite/rst/awx.rst) that registers it, run as the user would copy it."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,11 +11,13 @@ __metaclass__ = type
 import json
 import os
 import re
+import textwrap
 
 import pytest
 
-from ecosystem_support import AWX_NAME_PATTERN, SECRET_MASK, load_credential_type, render_credential_env
-from neon_testing import ROOT, ansible_env, run, tool
+from ecosystem_support import (AWX_NAME_PATTERN, CREDENTIAL_TYPE_FILE, SECRET_MASK, load_credential_type,
+                               render_credential_env)
+from neon_testing import ROOT, ansible_env, link_collection, run, tool
 
 LIVE_API_URL = "https://console.neon.tech/api/v2"
 KEY = "k" * 20 + "0123456789abcdefghijklmnopqrstuvwxyz0123456789ab"  # 64 characters, like a real key
@@ -103,17 +106,37 @@ def fake_awx(tmp_path):
     return base
 
 
+GUIDE = os.path.join(ROOT, "docs", "docsite", "rst", "awx.rst")
+PLAYBOOK_START = ".. awx-credential-type-playbook-start"
+PLAYBOOK_END = ".. awx-credential-type-playbook-end"
+# The collections path `ansible-galaxy collection install` uses for the user: the playbook reads the file there
+# unless told otherwise (~/.ansible/collections/ansible_collections/neon/cloud/extensions/awx/credential_type.yml).
+USER_COLLECTIONS = os.path.join(".ansible", "collections")
+
+
+def guide_playbook():
+    """The code block between the two RST comments of the AWX guide, as the user copies it."""
+    with open(GUIDE, encoding="utf-8") as handle:
+        text = handle.read()
+    assert text.count(PLAYBOOK_START) == 1 and text.count(PLAYBOOK_END) == 1, "the markers of the playbook in " + GUIDE
+    lines = text.split(PLAYBOOK_START, 1)[1].split(PLAYBOOK_END, 1)[0].strip("\n").splitlines()
+    assert lines[0] == ".. code-block:: yaml+jinja" and not lines[1].strip(), lines[:2]
+    assert all(not line.strip() or line.startswith("    ") for line in lines[2:]), "one code block, nothing else"
+    return textwrap.dedent("\n".join(lines[2:])) + "\n"
+
+
 def run_awx_playbook(tmp_path, collections_path, *extra_args, **env):
+    playbook = tmp_path / "awx_credential_type.yml"
+    playbook.write_text(guide_playbook())
     record = tmp_path / "record.jsonl"
     environment = ansible_env(tmp_path, collections_path=collections_path, FAKE_AWX_RECORD=record, **env)
-    proc = run([tool("ansible-playbook"), os.path.join(ROOT, "playbooks", "awx_credential_type.yml")] + list(extra_args),
-               cwd=str(tmp_path), env=environment)
+    proc = run([tool("ansible-playbook"), str(playbook)] + list(extra_args), cwd=str(tmp_path), env=environment)
     calls = [json.loads(line) for line in record.read_text().splitlines()] if record.exists() else []
     return proc, calls
 
 
 def test_playbook_registers_the_type_verbatim(tmp_path, fake_awx):
-    proc, calls = run_awx_playbook(tmp_path, fake_awx)
+    proc, calls = run_awx_playbook(tmp_path, fake_awx, "-e", "neon_credential_type_file=" + CREDENTIAL_TYPE_FILE)
     assert [call["module"] for call in calls] == ["credential_type"], proc.stdout
     args = calls[0]["args"]
     credential_type = load_credential_type()
@@ -127,7 +150,8 @@ def test_playbook_registers_the_type_verbatim(tmp_path, fake_awx):
 
 
 def test_playbook_creates_a_credential_without_showing_the_key(tmp_path, fake_awx):
-    proc, calls = run_awx_playbook(tmp_path, fake_awx, "-e", json.dumps({"neon_credential_name": "Neon test"}),
+    proc, calls = run_awx_playbook(tmp_path, fake_awx, "-e", json.dumps({"neon_credential_name": "Neon test",
+                                                                         "neon_credential_type_file": CREDENTIAL_TYPE_FILE}),
                                    NEON_API_KEY=KEY)
     assert [call["module"] for call in calls] == ["credential_type", "credential"]
     args = calls[1]["args"]
@@ -135,3 +159,12 @@ def test_playbook_creates_a_credential_without_showing_the_key(tmp_path, fake_aw
     assert args["credential_type"] == load_credential_type()["name"]
     assert args["inputs"] == {"api_key": KEY, "api_url": LIVE_API_URL}
     assert KEY not in proc.stdout + proc.stderr
+
+
+def test_playbook_default_is_the_users_install_of_the_collection(tmp_path, fake_awx):
+    # Without -e, the file is read from ~/.ansible/collections/..., where ansible-galaxy installs it.
+    home = tmp_path / "home"
+    link_collection(str(home / USER_COLLECTIONS))
+    proc, calls = run_awx_playbook(tmp_path, fake_awx, HOME=str(home))
+    assert [call["module"] for call in calls] == ["credential_type"], proc.stdout + proc.stderr
+    assert calls[0]["args"]["injectors"] == load_credential_type()["injectors"]
