@@ -11,21 +11,20 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+import secrets
 
 import pytest
 
-from ecosystem_support import start_simulator, stop_simulator
+from neon_simulator import Simulator
 from neon_testing import ROOT, ansible_env, galaxy_meta, run, tool
 
 
 @pytest.fixture(scope="module")
-def simulator(tmp_path_factory):
-    """A fresh simulator for each test module, stopped afterwards."""
-    process, info = start_simulator(tmp_path_factory.mktemp("simulator"))
-    try:
-        yield info
-    finally:
-        stop_simulator(process)
+def simulator():
+    """A fresh API simulator on 127.0.0.1 for each test module (served from this process to the
+    ansible commands the tests start), its key shaped like a real one: 64 characters of [a-z0-9]."""
+    with Simulator(api_key=secrets.token_hex(32), seed=1) as fresh:
+        yield fresh
 
 
 @pytest.fixture(scope="session")

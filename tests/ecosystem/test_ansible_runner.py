@@ -30,7 +30,7 @@ SECRET_LIKE = re.compile(r"(?<![a-z0-9])[a-z0-9]{64}(?![a-z0-9])")
 def test_demo_playbook_runs_under_ansible_runner(simulator, collection_parent, tmp_path):
     if ansible_runner is None:
         pytest.fail("ansible-runner is not installed for %s: pip install -r requirements-test.txt" % sys.executable)
-    env, safe_env = render_credential_env(load_credential_type(), {"api_key": simulator.key, "api_url": simulator.url})
+    env, safe_env = render_credential_env(load_credential_type(), {"api_key": simulator.api_key, "api_url": simulator.url})
     assert set(env) == {"NEON_API_KEY", "NEON_API_URL"}
     # ansible-runner starts `ansible-playbook` from PATH: ansible_env puts this Python's first
     envvars = ansible_env(tmp_path, collection_parent, **env)
@@ -56,8 +56,8 @@ def test_demo_playbook_runs_under_ansible_runner(simulator, collection_parent, t
 
     # The key reached the modules only through the environment: it is in no event and not in stdout.
     event_text = json.dumps(events)
-    assert simulator.key not in stdout
-    assert simulator.key not in event_text
+    assert simulator.api_key not in stdout
+    assert simulator.api_key not in event_text
     # Nor in the artifacts AWX would keep (job events and stdout), nor any other key-like secret,
     # such as the one the demo creates under no_log.
     artifacts = private_data_dir / "artifacts"
@@ -67,7 +67,7 @@ def test_demo_playbook_runs_under_ansible_runner(simulator, collection_parent, t
             kept.append(path.read_text(errors="replace"))
     kept_text = "\n".join(kept)
     assert kept, "ansible-runner wrote no job events"
-    assert simulator.key not in kept_text
+    assert simulator.api_key not in kept_text
     leaked = SECRET_LIKE.findall(stdout + event_text + kept_text)
     assert not leaked, "key-like strings in the run's output: %s" % leaked[:3]
     # What AWX would store with the job shows no secret either.

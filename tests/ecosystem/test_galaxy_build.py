@@ -58,7 +58,7 @@ def test_installed_tarball_runs_against_the_simulator(collection_tarball, simula
     assert (installed / "MANIFEST.json").exists()
 
     # Only the installed copy is on the collections path.
-    env = ansible_env(tmp_path, collections_path=install_path, NEON_API_KEY=simulator.key, NEON_API_URL=simulator.url)
+    env = ansible_env(tmp_path, collections_path=install_path, NEON_API_KEY=simulator.api_key, NEON_API_URL=simulator.url)
     proc = run([tool("ansible"), "localhost", "-m", "%s.%s.projects_info" % (meta["namespace"], meta["name"]),
                 "-e", "ansible_python_interpreter=%s" % sys.executable],
                cwd=str(tmp_path), env=env)
@@ -71,6 +71,5 @@ def test_installed_tarball_runs_against_the_simulator(collection_tarball, simula
     assert result["changed"] is False
     projects = result["projects"]
     assert len(projects) > 10, "the module read only one page: %d projects" % len(projects)
-    if simulator.demo_project:
-        assert simulator.demo_project in [project["id"] for project in projects]
-    assert simulator.key not in proc.stdout + proc.stderr
+    assert simulator.demo_project_id in [project["id"] for project in projects]
+    assert simulator.api_key not in proc.stdout + proc.stderr
