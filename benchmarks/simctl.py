@@ -5,7 +5,7 @@
 
 The simulator runs in its own process, so that its work does not share the benchmark's
 interpreter lock: one given in the environment (a loopback NEON_API_URL with NEON_API_KEY, as
-scripts/with-simulator.sh sets them), or else one this module starts on 127.0.0.1 and stops
+a caller may set them), or else one this module starts on 127.0.0.1 and stops
 again. Only a loopback URL is ever used: the benchmark sends thousands of requests and must
 never reach the live service.
 """
