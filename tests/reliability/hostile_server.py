@@ -97,18 +97,12 @@ def _read_request(conn):
     return Request(method, target, headers, rest[:length])
 
 
-class HostileServer:
-    """A threaded HTTP/1.1 server on 127.0.0.1 (one request per connection) that does what
-    ``handler(request)`` says. ``tls`` is an ``ssl.SSLContext`` to serve HTTPS; a trickle or an
-    endless body stops after ``trickle_limit`` seconds."""
+class _Listener:
+    """A TCP listener on 127.0.0.1 that serves each connection in a thread of its own
+    (``self._serve(conn)``) until ``close()``."""
 
-    def __init__(self, handler, tls=None, trickle_limit=MAX_TRICKLE_SECONDS):
-        self.handler = handler
-        self.tls = tls
-        self.trickle_limit = trickle_limit
-        self.requests = []
+    def __init__(self, name):
         self.connections = 0
-        self.handshakes_failed = 0
         self._stop = threading.Event()
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -116,18 +110,11 @@ class HostileServer:
         self._sock.listen(64)
         self._sock.settimeout(0.2)
         self.port = self._sock.getsockname()[1]
+        self._name = name
         self._threads = []
-        self._accepter = threading.Thread(target=self._accept, name="hostile-accept")
-        self._accepter.daemon = True
-        self._accepter.start()
-
-    @property
-    def base_url(self):
-        return "%s://127.0.0.1:%d" % ("https" if self.tls else "http", self.port)
-
-    @property
-    def url(self):
-        return self.base_url + "/api/v2"
+        accepter = threading.Thread(target=self._accept, name=name + "-accept")
+        accepter.daemon = True
+        accepter.start()
 
     def _accept(self):
         while not self._stop.is_set():
@@ -138,10 +125,41 @@ class HostileServer:
             except OSError:
                 return
             self.connections += 1
-            thread = threading.Thread(target=self._serve, args=(conn,), name="hostile-conn")
+            thread = threading.Thread(target=self._serve, args=(conn,), name=self._name + "-conn")
             thread.daemon = True
             thread.start()
             self._threads.append(thread)
+
+    def _serve(self, conn):
+        raise NotImplementedError
+
+    def close(self):
+        self._stop.set()
+        self._sock.close()
+        for thread in self._threads:
+            thread.join(timeout=2)
+
+
+class HostileServer(_Listener):
+    """A threaded HTTP/1.1 server on 127.0.0.1 (one request per connection) that does what
+    ``handler(request)`` says. ``tls`` is an ``ssl.SSLContext`` to serve HTTPS; a trickle or an
+    endless body stops after ``trickle_limit`` seconds."""
+
+    def __init__(self, handler, tls=None, trickle_limit=MAX_TRICKLE_SECONDS):
+        self.handler = handler
+        self.tls = tls
+        self.trickle_limit = trickle_limit
+        self.requests = []
+        self.handshakes_failed = 0
+        super(HostileServer, self).__init__("hostile")
+
+    @property
+    def base_url(self):
+        return "%s://127.0.0.1:%d" % ("https" if self.tls else "http", self.port)
+
+    @property
+    def url(self):
+        return self.base_url + "/api/v2"
 
     def _serve(self, conn):
         try:
@@ -203,14 +221,8 @@ class HostileServer:
             conn.sendall(b"%x\r\n%s\r\n" % (len(reply.body), reply.body))
             conn.sendall(b"400\r\n" + b"x" * 100)
 
-    def close(self):
-        self._stop.set()
-        self._sock.close()
-        for thread in self._threads:
-            thread.join(timeout=2)
 
-
-class ForwardProxy:
+class ForwardProxy(_Listener):
     """A forward proxy on 127.0.0.1: absolute-URI plain HTTP requests and CONNECT tunnels.
 
     ``seen`` lists what went through it (``CONNECT host:port`` or ``GET http://...``).
@@ -218,32 +230,11 @@ class ForwardProxy:
 
     def __init__(self):
         self.seen = []
-        self._stop = threading.Event()
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind(("127.0.0.1", 0))
-        self._sock.listen(16)
-        self._sock.settimeout(0.2)
-        self.port = self._sock.getsockname()[1]
-        thread = threading.Thread(target=self._accept, name="proxy-accept")
-        thread.daemon = True
-        thread.start()
+        super(ForwardProxy, self).__init__("proxy")
 
     @property
     def url(self):
         return "http://127.0.0.1:%d" % self.port
-
-    def _accept(self):
-        while not self._stop.is_set():
-            try:
-                conn, _addr = self._sock.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            thread = threading.Thread(target=self._serve, args=(conn,), name="proxy-conn")
-            thread.daemon = True
-            thread.start()
 
     def _serve(self, conn):
         try:
@@ -284,10 +275,6 @@ class ForwardProxy:
                     (other if sock is one else one).sendall(data)
         finally:
             other.close()
-
-    def close(self):
-        self._stop.set()
-        self._sock.close()
 
 
 class CertificateAuthority:
