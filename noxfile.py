@@ -3,15 +3,18 @@
 """The test sessions of the neon.cloud collection: `nox -l` lists them, `nox -s NAME` runs one.
 
 `make test` runs every default session, two at a time (`nox --parallel 2`); `make demo` runs
-the `demo` session. Sessions from antsibull-nox (configured in antsibull-nox.toml): lint,
-docs-check, ansible-lint, build-import-check. Our own sessions, below:
+the `demo` session. Sessions from antsibull-nox (configured in antsibull-nox.toml): lint
+(codeqa, yamllint, antsibull-nox-config), docs-check, extra-checks, ansible-lint. Our own
+sessions, below:
 
 - sanity-X.Y, units-X.Y, integration-X.Y: ansible-test for each supported ansible-core, with the
   Python it needs, without containers (antsibull-nox's own ansible-test sessions need docker).
   They run on a copy of the collection below .../ansible_collections/neon/cloud, which
   antsibull-nox's prepare_collections makes; integration runs against a fresh API simulator.
-- pytest: the plain-pytest suites (tests/ecosystem, tests/reliability; see pyproject.toml).
+- pytest: the plain-pytest suites (tests/simulator/tests, tests/ecosystem, tests/reliability;
+  see pyproject.toml).
 - docs: the HTML documentation site (antsibull-docs + Sphinx), warnings are errors.
+- galaxy-import: galaxy-importer on the built tarball; any warning fails.
 - demo, simulator, bench: the tour, the simulator in the foreground, the benchmark (not run
   by `make test`).
 """
@@ -215,7 +218,7 @@ def _sanity(core, python):
 
 def _units(core, python):
     def units(session):
-        """ansible-test units --local: tests/unit (module_utils, the simulator's self-tests)"""
+        """ansible-test units --local: tests/unit (module_utils, the action group)"""
         install_test_tools(session, core)
         collection = collection_copy(session, core)
         with session.chdir(collection):
@@ -245,7 +248,7 @@ for _core, _python in ANSIBLE_CORE_PYTHON.items():
 
 @nox.session(python=MAIN_PYTHON, allow_parallel=True)
 def pytest(session):
-    """The plain-pytest suites: tests/ecosystem and tests/reliability (one pytest session)."""
+    """The plain-pytest suites: tests/simulator/tests, tests/ecosystem, tests/reliability (one pytest session)"""
     install_test_tools(session, MAIN_CORE, "requirements-test.txt")
     session.run("python", "-m", "pytest", *session.posargs)
 
