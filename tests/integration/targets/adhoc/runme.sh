@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The modules from the command line, as docs/adhoc.md shows them:
+# The modules from the command line, as docs/docsite/rst/adhoc.rst shows them:
 #   NEON_API_KEY=... ansible localhost -m neon.cloud.<module> -a '...' -e ansible_python_interpreter=...
 # The connection comes only from the environment (NEON_API_KEY, NEON_API_URL). The simulator's
 # URL and key are read from tests/integration/integration_config.yml (written by
