@@ -26,6 +26,7 @@ import fcntl
 import glob
 import json
 import os
+import pwd
 import re
 import secrets
 import shutil
@@ -59,19 +60,36 @@ nox.options.error_on_missing_interpreters = True
 nox.options.sessions = (
     ["integration-%s" % core for core in ANSIBLE_CORE_PYTHON] + ["pytest"]
     + ["sanity-%s" % core for core in ANSIBLE_CORE_PYTHON] + ["units-%s" % core for core in ANSIBLE_CORE_PYTHON]
-    + ["docs", "docs-check", "galaxy-import", "ansible-lint", "lint", "extra-checks"]
+    + ["first-run", "docs", "docs-check", "galaxy-import", "ansible-lint", "lint", "extra-checks"]
 )
 
 
 def _use_real_interpreters():
     """Put the real pythonX.Y of pyenv first on PATH: its shims of versions that are not the
     global one exist but fail when run, and nox would pick them."""
-    pyenv_root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
     found = []
     for version in sorted(set(ANSIBLE_CORE_PYTHON.values())):
-        found.extend(sorted(glob.glob(os.path.join(pyenv_root, "versions", version + ".*", "bin")))[-1:])
+        for pyenv_root in _pyenv_roots():
+            bins = sorted(glob.glob(os.path.join(pyenv_root, "versions", version + ".*", "bin")))
+            if bins:
+                found.append(bins[-1])
+                break
     if found:
         os.environ["PATH"] = os.pathsep.join(found + [os.environ.get("PATH", "")])
+
+
+def _pyenv_roots():
+    """Where pyenv may keep its versions: $PYENV_ROOT, what `pyenv root` says, and ~/.pyenv of
+    both $HOME and the password database (HOME may be another directory, as in CI jobs)."""
+    roots = [os.environ.get("PYENV_ROOT")]
+    if shutil.which("pyenv"):
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            roots.append(subprocess.run(["pyenv", "root"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                        universal_newlines=True, timeout=10, check=False).stdout.strip())
+    roots.append(os.path.expanduser("~/.pyenv"))
+    with contextlib.suppress(KeyError):
+        roots.append(os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".pyenv"))
+    return [root for root in dict.fromkeys(roots) if root]
 
 
 _use_real_interpreters()
@@ -104,7 +122,7 @@ def collection_copy(session, core):
     return prepared.current_path
 
 
-def install_get_pip_standin(session):
+def install_get_pip_standin(session, home):
     """ansible-test bootstraps pip into each venv it makes with a get-pip.py that it downloads
     from a host our machines cannot reach. It first looks in ~/.ansible/test/cache/, so our
     offline stand-in (scripts/get_pip_standin.py, see there) goes there under each name this
@@ -116,14 +134,31 @@ def install_get_pip_standin(session):
     versions = {version for pair in versions for version in pair if version}
     if not versions:
         session.error("found no pip version in %s: the get-pip stand-in cannot be installed" % source)
-    cache = Path.home() / ".ansible" / "test" / "cache"
+    cache = home / ".ansible" / "test" / "cache"
     cache.mkdir(parents=True, exist_ok=True)
     standin = ROOT / "scripts" / "get_pip_standin.py"
     for version in sorted(versions):
         destination = cache / ("get_pip_%s.py" % version.replace(".", "_"))
         if destination.exists() and "Offline stand-in for ansible-test" not in destination.read_text(encoding="utf-8"):
             continue  # a real get-pip.py: keep it
-        shutil.copyfile(standin, destination)
+        # A whole file or none: an ansible-test of another session may read it at any time.
+        partial = destination.with_name(".%s.%d" % (destination.name, os.getpid()))
+        shutil.copyfile(standin, partial)
+        os.replace(partial, destination)
+
+
+def empty_home(session):
+    """A new, empty home directory of this session's own, for the tools it runs (HOME).
+
+    Whatever a tool keeps in a home directory (ansible-test its SSH key pair in ~/.ansible/test,
+    ansible its ~/.ansible/tmp and ~/.ansible_async) then belongs to one session of one run: two
+    sessions running in parallel never meet there, and every run proves the session passes on a
+    machine that has never run it, whatever the caller's HOME is. Only the sanity sessions keep
+    the caller's home, for ansible-test's virtualenv cache (see _sanity)."""
+    home = Path(session.create_tmp()).resolve() / "home"
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(mode=0o700, parents=True)
+    return home
 
 
 @contextlib.contextmanager
@@ -178,9 +213,13 @@ def running_simulator(session):
             session.warn("the simulator exited with %s:\n%s" % (process.returncode, log_path.read_text()[-3000:]))
 
 
-def write_integration_config(collection, simulator):
+def write_integration_config(collection, simulator, home):
     """tests/integration/integration_config.yml of the copy: the variables the targets read."""
     values = {
+        # Where `async` tasks leave their results for async_status. The default, ~/.ansible_async,
+        # is read as ~root (the password database's home of the remote user) by async_status but
+        # written below $HOME by the job itself: two places whenever HOME is another directory.
+        "ansible_async_dir": str(home / ".ansible_async"),
         # The targets run about 450 module tasks on the local connection: pipelining sends each
         # module on the interpreter's stdin instead of through temporary files (with gather_facts/no
         # in the aliases, integration-2.19 went from 225 to 189 s of CPU).
@@ -200,19 +239,27 @@ def ansible_test_args(session, python):
             "--color", "no"] + list(session.posargs)
 
 
+def run_sanity(session, core, python, home, *args):
+    """ansible-test sanity with ``home`` as HOME: ansible-test keeps the virtualenvs of its sanity
+    tests and the pip bootstrap script below ~/.ansible/test there, without a lock of its own, so
+    the sessions that share a home take turns (the lock file lives there too)."""
+    install_test_tools(session, core)
+    collection = collection_copy(session, core)
+    with exclusive(home / ".ansible" / "test" / "neon-cloud-sanity.lock"):
+        install_get_pip_standin(session, home)
+        with session.chdir(collection):
+            session.run("ansible-test", "sanity", *ansible_test_args(session, python), *args, env={"HOME": str(home)})
+
+
 def _sanity(core, python):
     def sanity(session):
         """ansible-test sanity, without ignore files (tests/sanity/ignore-*.txt is refused)"""
         ignore_files = sorted(glob.glob(str(ROOT / "tests" / "sanity" / "ignore-*.txt")))
         if ignore_files:
             session.error("sanity ignore files are not allowed here, fix the code instead: %s" % ignore_files)
-        install_test_tools(session, core)
-        collection = collection_copy(session, core)
-        # ansible-test builds its sanity venvs in ~/.ansible/test/venv without a lock of its own.
-        with exclusive(Path.home() / ".ansible" / "test" / "neon-cloud-sanity.lock"):
-            install_get_pip_standin(session)
-            with session.chdir(collection):
-                session.run("ansible-test", "sanity", *ansible_test_args(session, python))
+        # The caller's home, where ansible-test's virtualenvs of earlier runs are: building them
+        # takes 50-100 s per ansible-core. The first-run session proves an empty home works.
+        run_sanity(session, core, python, Path.home())
     return sanity
 
 
@@ -222,7 +269,8 @@ def _units(core, python):
         install_test_tools(session, core)
         collection = collection_copy(session, core)
         with session.chdir(collection):
-            session.run("ansible-test", "units", "--local", *ansible_test_args(session, python))
+            session.run("ansible-test", "units", "--local", *ansible_test_args(session, python),
+                        env={"HOME": str(empty_home(session))})
     return units
 
 
@@ -231,10 +279,12 @@ def _integration(core, python):
         """ansible-test integration --local against a fresh API simulator: tests/integration"""
         install_test_tools(session, core)
         collection = collection_copy(session, core)
+        home = empty_home(session)
         with running_simulator(session) as simulator, session.chdir(collection):
-            write_integration_config(collection, simulator)
+            write_integration_config(collection, simulator, home)
             # --local: modules run with this session's Python, which has requests.
-            session.run("ansible-test", "integration", "--local", *ansible_test_args(session, python))
+            session.run("ansible-test", "integration", "--local", *ansible_test_args(session, python),
+                        env={"HOME": str(home)})
     return integration
 
 
@@ -246,11 +296,21 @@ for _core, _python in ANSIBLE_CORE_PYTHON.items():
                     allow_parallel=True)(_session)
 
 
+@nox.session(name="first-run", python=MAIN_PYTHON, allow_parallel=True)
+def first_run(session):
+    """ansible-test sanity from an empty home directory, as on a machine that never ran it (one test)
+
+    One sanity test that builds its own virtualenv: ~/.ansible/test made from nothing, pip
+    bootstrapped there by the get-pip stand-in. (units, integration and pytest run from an empty
+    home of their own every time; the sanity sessions keep the caller's home for its cache.)"""
+    run_sanity(session, MAIN_CORE, MAIN_PYTHON, empty_home(session), "--test", "pep8")
+
+
 @nox.session(python=MAIN_PYTHON, allow_parallel=True)
 def pytest(session):
     """The plain-pytest suites: tests/simulator/tests, tests/ecosystem, tests/reliability (one pytest session)"""
     install_test_tools(session, MAIN_CORE, "requirements-test.txt")
-    session.run("python", "-m", "pytest", *session.posargs)
+    session.run("python", "-m", "pytest", *session.posargs, env={"HOME": str(empty_home(session))})
 
 
 @nox.session(python=MAIN_PYTHON)
