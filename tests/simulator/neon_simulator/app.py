@@ -13,6 +13,7 @@ from werkzeug.exceptions import MethodNotAllowed, NotFound as RouteNotFound
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
+from .barriers import Barriers
 from .clock import iso_micro, parse_timestamp
 from .control import ControlRoutes, control_map
 from .errors import Forbidden, InvalidRequest, NotFound
@@ -74,6 +75,7 @@ class SimulatorApp(ControlRoutes):
         self.org_key_limiter = org_key_limiter
         self._default_limiters = (rate_limiter, org_key_limiter)
         self.stop_event = stop_event or threading.Event()
+        self.barriers = Barriers()
         organization = API_PREFIX + "/organizations/<org_id>"
         self.api_map = Map([
             Rule(API_PREFIX + "/api_keys", methods=["GET"], endpoint="list_keys"),
@@ -112,6 +114,7 @@ class SimulatorApp(ControlRoutes):
         """Seeded state back, no faults, empty request log, the starting rate limits with fresh budgets."""
         self.state.reset()
         self.faults.clear()
+        self.barriers.clear()
         self.request_log.clear()
         self.rate_limiter, self.org_key_limiter = self._default_limiters
         for limiter in self._default_limiters:
@@ -151,6 +154,7 @@ class SimulatorApp(ControlRoutes):
         request_id = request_id_of(request)
         request.get_data(cache=True)  # read the whole request before anything else
         context = {"key": None, "endpoint": None}
+        self.barriers.wait(request.method, request.path)
         fault = self.faults.take(request.method, request.path)
         entry = {
             "time": self.state.clock.time(),

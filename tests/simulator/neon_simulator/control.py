@@ -24,6 +24,10 @@ def control_map():
         Rule(CONTROL_PREFIX + "/reset", methods=["POST"], endpoint="reset"),
         Rule(CONTROL_PREFIX + "/keys", methods=["GET"], endpoint="keys"),
         Rule(CONTROL_PREFIX + "/keys", methods=["POST"], endpoint="create_key"),
+        Rule(CONTROL_PREFIX + "/keys/<int:key_id>/age", methods=["POST"], endpoint="age_key"),
+        Rule(CONTROL_PREFIX + "/barriers", methods=["GET"], endpoint="list_barriers"),
+        Rule(CONTROL_PREFIX + "/barriers", methods=["POST"], endpoint="add_barrier"),
+        Rule(CONTROL_PREFIX + "/barriers", methods=["DELETE"], endpoint="clear_barriers"),
         Rule(CONTROL_PREFIX + "/users", methods=["GET"], endpoint="list_users"),
         Rule(CONTROL_PREFIX + "/users", methods=["POST"], endpoint="create_user"),
         Rule(CONTROL_PREFIX + "/users/<user_id>", methods=["PATCH"], endpoint="update_user"),
@@ -96,6 +100,20 @@ class ControlRoutes:
 
     def _control_create_key(self, request):
         return 201, self.state.control_create_key(json_body(request, required=False))
+
+    def _control_age_key(self, request, key_id):
+        return 200, self.state.age_key(key_id, json_body(request))
+
+    def _control_list_barriers(self, request):
+        del request
+        return 200, {"barriers": self.barriers.list()}
+
+    def _control_add_barrier(self, request):
+        return 201, self.barriers.add(json_body(request))
+
+    def _control_clear_barriers(self, request):
+        del request
+        return 200, {"removed": self.barriers.clear()}
 
     def _control_list_users(self, request):
         del request

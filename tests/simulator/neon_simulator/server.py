@@ -252,6 +252,18 @@ class Simulator:
         """A key of any kind, with its secret in ``key``: ``name``, ``user_id``, ``org_id``, ``project_id``."""
         return self.state.control_create_key(dict(spec, kind=kind))
 
+    def age_key(self, key_id, **spec):
+        """Move a key's creation and last use into the past: ``created_days_ago``, ``last_used_days_ago``
+        (None: never used). Returns the key as :meth:`keys` shows it."""
+        return self.state.age_key(key_id, spec)
+
+    def add_barrier(self, **spec):
+        """Hold the next ``parties`` requests matching ``method`` and ``path`` (a glob) until all have arrived."""
+        return self.app.barriers.add(spec)
+
+    def barriers(self):
+        return self.app.barriers.list()
+
     def share_project(self, project_id, user_id="bootstrap"):
         return self.state.share_project(project_id, {"user_id": user_id})
 

@@ -203,6 +203,34 @@ class State(SceneMixin):
             return [key.control_item() for key in sorted(self.keys.values(), key=lambda key: key.id)
                     if kind is None or key.kind == kind]
 
+    def age_key(self, key_id, spec):
+        """Move a key's creation and last use into the past: ``{"created_days_ago": D, "last_used_days_ago":
+        D | null}`` (days before the simulator's now; null: never used). Answers the key as /_simulator/keys."""
+        unknown = set(spec) - {"created_days_ago", "last_used_days_ago"}
+        if unknown:
+            raise InvalidRequest("unknown fields: %s" % ", ".join(sorted(unknown)))
+
+        def days(field):
+            value = spec[field]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 36500:
+                raise InvalidRequest("%s: must be a number of days from 0 to 36500" % field)
+            return int(round(value * 86400e6))
+
+        with self.lock:
+            key = self.keys.get(key_id)
+            if key is None:
+                raise NotFound("no key %s" % key_id)
+            now = self.now_us()
+            created_us = now - days("created_days_ago") if "created_days_ago" in spec else key.created_us
+            last_used_us = key.last_used_us
+            if "last_used_days_ago" in spec:
+                last_used_us = None if spec["last_used_days_ago"] is None else now - days("last_used_days_ago")
+            if last_used_us is not None and last_used_us < created_us:
+                raise InvalidRequest("a key cannot be last used before it was created")
+            key.created_us, key.last_used_us = created_us, last_used_us
+            key.last_used_from_addr = "" if last_used_us is None else (key.last_used_from_addr or "127.0.0.1")
+            return key.control_item()
+
     # ------------------------------------------------------------------ organizations
     def _org_keys(self, org_id):
         return [k for k in self.keys.values() if k.org_id == org_id and not k.revoked]
