@@ -3,6 +3,10 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What the api_key module does: make a named key present (or rotate it), or revoke keys.
 
+What to create and revoke is decided by _key_plan.py (pure functions of the listing, the options and
+the time); this module carries it out. After a create it lists again: when overlapping runs created
+matching keys at the same time, the lowest id is kept and every other run revokes its own key.
+
 A key matches a task when its name and its scope (its ``project_id``, or none) are the
 task's. Two promises hold whatever the service answers:
 
@@ -19,8 +23,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import time
+
 from ansible_collections.neon.cloud.plugins.module_utils._api_keys import newest_first, public_record
 from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._key_plan import PlanError, kept_among_new, plan_present
 
 NEW_KEY_PLACEHOLDER = "(new)"
 
@@ -28,8 +35,9 @@ NEW_KEY_PLACEHOLDER = "(new)"
 class KeyTask:
     """One api_key task against ``store`` (a KeyStore), in check mode or not, with a diff or not."""
 
-    def __init__(self, store, check_mode=False, diff=False):
+    def __init__(self, store, check_mode=False, diff=False, now=time.time):
         self.store = store
+        self.now = now
         self.client = store.client
         self.check_mode = check_mode
         self.diff = diff
@@ -63,26 +71,26 @@ class KeyTask:
 
     # ------------------------------------------------------------------------------------------ present
 
-    def ensure_present(self, name, rotate, project_id=None):
+    def ensure_present(self, name, rotate, project_id=None, max_age_days=None, keep=None):
+        """Decide from a listing (_key_plan.plan_present), then carry the decision out."""
         existing = self._matching(self.store.list(), name, project_id)
-        if existing and not rotate:
-            if len(existing) > 1:
-                self.warnings.append(
-                    "%d active API keys are named %r (ids %s); names are not unique, so none was created. "
-                    "Use rotate=true to replace them with one new key." % (len(existing), name, self._describe(existing)))
-            return self._result(existing, existing, changed=False, api_key=public_record(newest_first(existing)[0]))
+        try:
+            plan = plan_present(existing, self.now(), name, rotate=rotate, max_age_days=max_age_days, keep=keep)
+        except PlanError as exc:
+            raise TaskFailure("%s; nothing was created or revoked" % exc, changed=False)
+        told = dict(action=plan.action, reason=plan.reason)
+        if not plan.create:
+            return self._without_create(plan, name, existing, told, warn_twins=keep is None and max_age_days is None)
         planned = dict({"name": name}, **({"project_id": project_id} if project_id else {}))
         if self.check_mode:
-            result = dict(changed=True, api_key=dict(planned))
-            if rotate:
-                result["revoked_keys"] = [dict(public_record(key), revoked=True) for key in newest_first(existing)]
-            after = [dict(planned, id=NEW_KEY_PLACEHOLDER)] + ([] if rotate else existing)
-            return self._result(existing, after, **result)
+            after = [dict(planned, id=NEW_KEY_PLACEHOLDER)] + plan.kept
+            return self._result(existing, after, changed=True, api_key=dict(planned), revoked_keys=self._would_revoke(plan),
+                                **told)
         created = self._create_once(name, project_id, set(key["id"] for key in existing))
         # From here on the new key's secret is in every result, whatever fails.
-        kept = dict(changed=True, api_key=public_record(created), key=created["key"])
+        kept = dict(changed=True, api_key=public_record(created), key=created["key"], **told)
         try:
-            return self._after_create(created, name, rotate, project_id, existing, kept)
+            return self._after_create(created, name, project_id, existing, plan, kept)
         except TaskFailure:
             raise
         except Exception as exc:  # pylint: disable=broad-except  # nothing that fails now may lose the key
@@ -90,19 +98,53 @@ class KeyTask:
                 "API key %s (%r) was created and its secret is in this result's 'key' (shown only now), but then "
                 "the task failed: %s" % (created["id"], name, exc), **self._result(existing, [created] + existing, **kept))
 
-    def _after_create(self, created, name, rotate, project_id, existing, kept):
-        """Check the new key's scope, look for twins, and for a rotation revoke the older keys."""
+    @staticmethod
+    def _would_revoke(plan):
+        return [dict(public_record(key), revoked=True) for key in plan.revoke]
+
+    def _without_create(self, plan, name, existing, told, warn_twins):
+        """Leave the keys alone, or revoke those beyond ``keep`` (a plan that creates nothing)."""
+        if warn_twins and len(existing) > 1:
+            self.warnings.append(
+                "%d active API keys are named %r (ids %s); names are not unique, so none was created. "
+                "Use rotate=true to replace them with one new key, or keep to revoke all but the newest." % (
+                    len(existing), name, self._describe(existing)))
+        shown = public_record(plan.kept[0])
+        if not plan.revoke:
+            return self._result(existing, existing, changed=False, api_key=shown, revoked_keys=[], **told)
+        if self.check_mode:
+            return self._result(existing, plan.kept, changed=True, api_key=shown,
+                                revoked_keys=self._would_revoke(plan), **told)
+        revoked, error = self._revoke_all(plan.revoke)
+        if error is not None:
+            left = [key for key in plan.revoke if key["id"] not in set(item.get("id") for item in revoked)]
+            raise TaskFailure("%s. Keys beyond keep still active: %s%s" % (
+                error.describe(), self._describe(left), self._revoked_note(revoked, error.error)),
+                cause=error.error, error=error.error.to_dict(), changed=bool(revoked), revoked_keys=revoked,
+                api_key=shown, **told)
+        return self._result(existing, plan.kept, changed=True, api_key=shown, revoked_keys=revoked, **told)
+
+    def _after_create(self, created, name, project_id, existing, plan, kept):
+        """Check the new key's scope, converge with runs that created one at the same time, revoke as planned."""
         self._check_scope(created, name, project_id, existing)
-        self._look_for_twins(created, name, project_id, existing)
-        if not rotate:
-            return self._result(existing, [created] + existing, **kept)
+        winner, others = self._converge(created, name, project_id, existing)
+        if winner["id"] != created["id"]:
+            return self._give_way(created, winner, name, existing, kept)
+        if others:
+            self.warnings.append(
+                "While this task created API key %s (%r), other runs created %s; this run's key has the lowest id, "
+                "so it is kept and those runs revoke theirs." % (
+                    created["id"], name, "key " + self._describe(others) if len(others) == 1
+                    else "keys " + self._describe(others)))
+        if not plan.revoke:
+            return self._result(existing, [created] + plan.kept, revoked_keys=[], **kept)
         if not created.get("project_id"):
             # The new key has the reach of the ones it replaces: when the task's own key is among
             # them, the requests after its revocation go on with the new one.
             self.client.fall_back_to(created["key"])
-        revoked, error = self._revoke_all(existing)
+        revoked, error = self._revoke_all(plan.revoke)
         if error is not None:
-            left = [key for key in existing if key["id"] not in set(item.get("id") for item in revoked)]
+            left = [key for key in plan.revoke if key["id"] not in set(item.get("id") for item in revoked)]
             raise TaskFailure(
                 "%s. The rotation is unfinished: API key %s (%r) was created, and its secret is in this result's "
                 "'key' (shown only now: register the result and keep it, e.g. in an always section); older keys "
@@ -110,8 +152,38 @@ class KeyTask:
                 "create another key." % (
                     error.describe(), created["id"], name, self._describe(left), self._revoked_note(revoked, error.error)),
                 cause=error.error, error=error.error.to_dict(), revoked_keys=revoked,
-                **self._result(existing, [created] + left, **kept))
-        return self._result(existing, [created], revoked_keys=revoked, **kept)
+                **self._result(existing, [created] + plan.kept + left, **kept))
+        return self._result(existing, [created] + plan.kept, revoked_keys=revoked, **kept)
+
+    def _converge(self, created, name, project_id, existing):
+        """List once more: of the keys this and overlapping runs created, the lowest id is kept (_key_plan)."""
+        try:
+            listed = self._matching(self.store.list(), name, project_id)
+        except NeonAPIError as error:
+            self.warnings.append("API key %s was created; listing the keys again, to find keys of that name that "
+                                 "other runs created at the same time, failed: %s" % (created["id"], error))
+            return created, []
+        return kept_among_new(listed, set(key["id"] for key in existing), created)
+
+    def _give_way(self, created, winner, name, existing, kept):
+        """Another run created a key with a lower id at the same time: revoke ours, return theirs (no secret)."""
+        revoked, error = self._revoke_all([created])
+        if error is not None:
+            raise TaskFailure(
+                "Another run created API key %s (%r) at the same time as this run created key %s; revoking this "
+                "run's key, so that one key is left, failed: %s. Key %s is still active and its secret is in this "
+                "result's 'key'; revoke it with state=absent, id=%s." % (
+                    winner["id"], name, created["id"], error.describe(), created["id"], created["id"]),
+                cause=error.error, error=error.error.to_dict(), revoked_keys=revoked,
+                **self._result(existing, [winner, created] + existing, **kept))
+        reason = ("another run created key %s at the same time; the lowest id is kept, so this run revoked its own "
+                  "key %s" % (winner["id"], created["id"]))
+        self.warnings.append(
+            "Another run created API key %s (%r) at the same time as this one; this run revoked the key it had "
+            "created (%s) and returns key %s, whose secret only that run has." % (
+                winner["id"], name, created["id"], winner["id"]))
+        return self._result(existing, [winner] + existing, changed=True, api_key=public_record(winner),
+                            revoked_keys=revoked, action="converged", reason=reason)
 
     def _create_once(self, name, project_id, known_ids):
         """Create the key; after an ambiguous failure, list again before deciding anything."""
@@ -189,22 +261,6 @@ class KeyTask:
             "still active and its secret is in this result's 'key'; revoke it with state=absent, id=%s." % (
                 created["id"], name, got, wanted, error.describe(), created["id"]),
             cause=error.error, error=error.error.to_dict(), **self._result(existing, [created] + existing, **kept))
-
-    def _look_for_twins(self, created, name, project_id, existing):
-        """List once more: keys of the same name and scope that another run created meanwhile."""
-        before = set(key["id"] for key in existing) | set([created["id"]])
-        try:
-            twins = [key for key in self._matching(self.store.list(), name, project_id) if key["id"] not in before]
-        except NeonAPIError as error:
-            self.warnings.append("API key %s was created; listing the keys again, to look for keys of that name "
-                                 "that other runs created at the same time, failed: %s" % (created["id"], error))
-            return
-        if twins:
-            self.warnings.append(
-                "While this task created API key %s, another run created %s named %r (%s): names are not unique, "
-                "so both are active. Revoke the one that is not needed." % (
-                    created["id"], "a key" if len(twins) == 1 else "%d keys" % len(twins), name,
-                    "id " + self._describe(twins)))
 
     # ------------------------------------------------------------------------------------------ absent
 

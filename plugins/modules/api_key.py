@@ -30,8 +30,17 @@ description:
     keys of a rotation), the task fails with C(changed=true), RV(api_key) and the secret in RV(key), and
     its message names the keys left active. Register the result and store the secret in an C(always)
     section, as the examples show.
-  - After creating a key, the keys are listed once more, and a warning names any key of the same name
-    that another run created at the same time.
+  - O(max_age_days) makes rotation a schedule - run the task daily, and a new key is made only when the
+    newest one is that old. O(keep) lets the previous key live on while its consumers move to the new one.
+    See the guide on rotating keys without downtime.
+  - What to do is decided from one listing of the keys, the options and the time, and told in RV(action) and
+    RV(reason); check mode and diff show the same decision without acting. Ages are the service's C(created_at)
+    against the controller's clock.
+  - Runs of the same task at the same time converge. After creating a key, the keys are listed once more; when
+    other runs created matching keys meanwhile, the one with the lowest id is kept, and every other run revokes
+    the key it made and returns the kept one, without its secret, with a warning. Only the run that keeps its
+    key revokes older keys. With O(rotate=true), runs that only partly overlap may each rotate; schedules
+    should use O(max_age_days), which a second run finds satisfied.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -55,10 +64,29 @@ options:
   rotate:
     description:
       - With O(state=present), create a new key even if matching keys exist, then revoke every older
-        matching active key. The new secret is in RV(key).
+        matching active key (or, with O(keep), all but the newest ones). The new secret is in RV(key).
       - Rotating the key the task authenticates with works; later tasks must then use the new secret.
+      - Every run rotates; for a schedule use O(max_age_days) instead.
     type: bool
     default: false
+  max_age_days:
+    description:
+      - With O(state=present), rotate when the newest matching active key was created at least this many days
+        ago (by the service's C(created_at)): create a new key, then revoke older ones as a rotation does.
+        A younger key means no change and no create request; no key means a create, as always.
+      - Running the same task every day is safe - at most one new key every O(max_age_days) days.
+      - Cannot be combined with O(rotate).
+    type: int
+    version_added: 1.1.0
+  keep:
+    description:
+      - With O(state=present), at most this many matching active keys remain after the task, the newest ones;
+        a key created by the task counts. Older ones are revoked.
+      - O(keep=2) with O(max_age_days=30) means each key works for 60 days, and its consumers have 30 days to
+        move to the next one.
+      - Without it, O(state=present) leaves existing keys alone, and a rotation revokes every older matching key.
+    type: int
+    version_added: 1.1.0
   org_id:
     description:
       - Manage the keys of this organization (C(/organizations/{org_id}/api_keys)) instead of personal keys.
@@ -125,6 +153,23 @@ EXAMPLES = r"""
         mode: "0600"
       when: rotated.key is defined
       no_log: true
+
+- name: Rotate on a schedule - a new key when the newest is 30 days old; the previous one lives 30 days more
+  neon.cloud.api_key:
+    name: ci-deploy
+    max_age_days: 30
+    keep: 2
+  register: scheduled
+  no_log: true
+
+- name: Say what the scheduled rotation did, without the secret
+  ansible.builtin.debug:
+    msg: "{{ scheduled.action }}: {{ scheduled.reason }}"
+
+- name: Keep only the newest key named ci-deploy, revoking the others
+  neon.cloud.api_key:
+    name: ci-deploy
+    keep: 1
 
 - name: Revoke every key named ci-deploy
   neon.cloud.api_key:
@@ -204,11 +249,29 @@ key:
   type: str
   sample: 8pw2k3uu7g1ebs4ux5vqwjqn0pzyx2a5cmyk0lvt3gqzn8t9rd4ewbrhcxss1ji2
 revoked_keys:
-  description: The service's answer for each key revoked (or, in check mode, the key that would be).
-  returned: when O(state=absent) or O(rotate=true)
+  description:
+    - The service's answer for each key revoked (or, in check mode, the key that would be), newest first.
+    - For a run that gave way to a concurrent run, the key it had created.
+  returned: always
   type: list
   elements: dict
   sample: [{"id": 165431, "name": "ci-deploy", "revoked": true, "last_used_at": null, "last_used_from_addr": ""}]
+action:
+  description:
+    - What the task did with O(state=present) (in check mode, would do).
+    - V(none) left the keys alone; V(created) created a key because none existed; V(rotated) created a key
+      and revoked older ones as O(keep) says; V(trimmed) created nothing and revoked the keys beyond O(keep);
+      V(converged) means another run created a key at the same time, and this run revoked its own and returns that one.
+  returned: when O(state=present)
+  type: str
+  sample: rotated
+  version_added: 1.1.0
+reason:
+  description: Why, in one sentence.
+  returned: when O(state=present)
+  type: str
+  sample: the newest key (id 165431) was 31 days old, and max_age_days is 30; keep=2 leaves the newest 2 keys
+  version_added: 1.1.0
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._api_keys import KEY_NAME_MAX, PROJECT_ID_PATTERN, KeyStore
@@ -231,11 +294,17 @@ def run(neon):
             neon.fail("state=present needs a name")
         if params["id"] is not None:
             neon.fail("id only selects a key to revoke with state=absent; use name with state=present")
-        return task.ensure_present(name, params["rotate"], project_id)
+        for option in ("max_age_days", "keep"):
+            neon.require_positive(option)
+        if params["rotate"] and params["max_age_days"] is not None:
+            neon.fail("rotate and max_age_days are mutually exclusive: rotate makes a new key on every run, "
+                      "max_age_days only when the newest key is that old")
+        return task.ensure_present(name, params["rotate"], project_id, params["max_age_days"], params["keep"])
     if name is None and params["id"] is None:
         neon.fail("state=absent needs a name or an id")
-    if params["rotate"]:
-        neon.fail("rotate only applies to state=present")
+    for option in ("rotate", "max_age_days", "keep"):
+        if params[option] not in (None, False):
+            neon.fail("%s only applies to state=present" % option)
     return task.ensure_absent(name, params["id"], project_id)
 
 
@@ -246,6 +315,8 @@ def main():
             state=dict(type="str", default="present", choices=["present", "absent"]),
             id=dict(type="int"),
             rotate=dict(type="bool", default=False, no_log=False),
+            max_age_days=dict(type="int"),
+            keep=dict(type="int", no_log=False),
             org_id=dict(type="str"),
             project_id=dict(type="str"),
         ),

@@ -28,6 +28,14 @@ options:
     description:
       - Only the key with this id.
     type: int
+  unused_days:
+    description:
+      - Only the keys nobody used for at least this many days - last used that long ago, or never used and
+        created that long ago. The first thing a security review asks for; revoke them with
+        M(neon.cloud.api_key) (O(neon.cloud.api_key#module:state=absent), check mode first).
+      - Days are counted from the service's C(last_used_at) and C(created_at) to the controller's clock.
+    type: int
+    version_added: 1.1.0
   org_id:
     description:
       - List the keys of this organization instead of personal keys.
@@ -64,6 +72,18 @@ EXAMPLES = r"""
     org_id: org-calm-tree-21298941
     project_id: shiny-river-12345678
   register: project_keys
+
+- name: The keys nobody used for 90 days (never used ones count from their creation)
+  neon.cloud.api_key_info:
+    unused_days: 90
+  register: stale
+
+- name: Report them
+  ansible.builtin.debug:
+    msg: "{{ item.id }} {{ item.name }}: created {{ item.created_days_ago }} days ago, last used {{ item.last_used_days_ago }}"
+  loop: "{{ stale.api_keys }}"
+  loop_control:
+    label: "{{ item.id }}"
 """
 
 RETURN = r"""
@@ -110,19 +130,40 @@ api_keys:
           organization) or V(project_scoped) (reaches one project of the organization).
       type: str
       sample: organization
+    created_days_ago:
+      description: Whole days since the key was created; null if the service's C(created_at) cannot be read.
+      type: int
+      sample: 42
+      version_added: 1.1.0
+    last_used_days_ago:
+      description: Whole days since the key was last used; null if it was never used.
+      type: int
+      sample: 97
+      version_added: 1.1.0
 """
 
+import time
+
 from ansible_collections.neon.cloud.plugins.module_utils._api_keys import KeyStore
+from ansible_collections.neon.cloud.plugins.module_utils._key_plan import PlanError, unused_for, with_ages
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 
 
 def run(neon):
     name, key_id, project_id = neon.params["name"], neon.params["id"], neon.params["project_id"]
+    unused_days = neon.params["unused_days"]
     neon.require_path_parameter("org_id")
+    neon.require_positive("unused_days")
+    now = time.time()
     keys = [key for key in KeyStore(neon.client, neon.params["org_id"]).list()
             if (name is None or key["name"] == name) and (key_id is None or key["id"] == key_id)
             and (project_id is None or key.get("project_id") == project_id)]
-    return dict(changed=False, api_keys=keys)
+    if unused_days is not None:
+        try:
+            keys = [key for key in keys if unused_for(key, now, unused_days)]
+        except PlanError as exc:
+            neon.fail("%s, so unused_days cannot tell whether it is stale" % exc)
+    return dict(changed=False, api_keys=[with_ages(key, now) for key in keys])
 
 
 def main():
@@ -130,6 +171,7 @@ def main():
         argument_spec=dict(
             name=dict(type="str"),
             id=dict(type="int"),
+            unused_days=dict(type="int"),
             org_id=dict(type="str"),
             project_id=dict(type="str"),
         ),
