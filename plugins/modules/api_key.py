@@ -72,12 +72,11 @@ options:
   max_age_days:
     description:
       - With O(state=present), rotate when the newest matching active key was created at least this many days
-        ago (by the service's C(created_at)): create a new key, then revoke older ones as a rotation does.
+        ago (by the service's C(created_at)), rotate - create a new key, then revoke older ones as a rotation does.
         A younger key means no change and no create request; no key means a create, as always.
       - Running the same task every day is safe - at most one new key every O(max_age_days) days.
       - Cannot be combined with O(rotate).
     type: int
-    version_added: 1.1.0
   keep:
     description:
       - With O(state=present), at most this many matching active keys remain after the task, the newest ones;
@@ -86,7 +85,6 @@ options:
         move to the next one.
       - Without it, O(state=present) leaves existing keys alone, and a rotation revokes every older matching key.
     type: int
-    version_added: 1.1.0
   org_id:
     description:
       - Manage the keys of this organization (C(/organizations/{org_id}/api_keys)) instead of personal keys.
@@ -265,13 +263,11 @@ action:
   returned: when O(state=present)
   type: str
   sample: rotated
-  version_added: 1.1.0
 reason:
   description: Why, in one sentence.
   returned: when O(state=present)
   type: str
   sample: the newest key (id 165431) was 31 days old, and max_age_days is 30; keep=2 leaves the newest 2 keys
-  version_added: 1.1.0
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._api_keys import KEY_NAME_MAX, PROJECT_ID_PATTERN, KeyStore

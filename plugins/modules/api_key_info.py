@@ -35,7 +35,6 @@ options:
         M(neon.cloud.api_key) (O(neon.cloud.api_key#module:state=absent), check mode first).
       - Days are counted from the service's C(last_used_at) and C(created_at) to the controller's clock.
     type: int
-    version_added: 1.1.0
   org_id:
     description:
       - List the keys of this organization instead of personal keys.
@@ -134,12 +133,10 @@ api_keys:
       description: Whole days since the key was created; null if the service's C(created_at) cannot be read.
       type: int
       sample: 42
-      version_added: 1.1.0
     last_used_days_ago:
       description: Whole days since the key was last used; null if it was never used.
       type: int
       sample: 97
-      version_added: 1.1.0
 """
 
 import time
