@@ -91,7 +91,7 @@ def test_barrier_holds_requests_until_all_parties_arrived(sim):
         requests.get(sim.url + "/api_keys", headers=sim.headers, timeout=90)
         done.append(time.monotonic())
 
-    threads = [threading.Thread(target=lister) for _ in range(2)]
+    threads = [threading.Thread(target=lister) for _thread_number in range(2)]
     for thread in threads:
         thread.start()
     deadline = time.monotonic() + 30
