@@ -164,6 +164,11 @@ class Report:
                  "%.2f× (paired runs: %.2f×; min: %.2f×)" % (ratio, paired, min(neon) / min(uri)), "≤ 1.10×",
                  ratio <= 1.1)
 
+    def keys(self, data):
+        for case in data:
+            self.row(5, "Key task: %s - requests" % case["label"], "%d (%s)" % (case["requests"], " ".join(case["sequence"])),
+                     "", "", "≤ %d (before max_age_days/keep)" % case["ceiling"], case["requests"] <= case["ceiling"])
+
     # ------------------------------------------------------------------ output
     def table(self):
         header = ("#", "Measurement", "neon.cloud", "Baseline", "Ratio", "Target", "Met")
@@ -208,6 +213,8 @@ class Report:
             self.waiting(self.results["waiting"])
         if "tasks" in self.results:
             self.tasks(self.results["tasks"])
+        if "keys" in self.results:
+            self.keys(self.results["keys"])
         return self
 
     @property

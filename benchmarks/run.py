@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""neon.cloud benchmark: paging, waiting, per-task overhead and import time against the simulator.
+"""neon.cloud benchmark: paging, waiting, per-task overhead, import time and key-task requests against the simulator.
 
     python benchmarks/run.py                    # starts (and stops) its own simulator on 127.0.0.1
     .venvs/nox/bin/nox -s bench [-- ARGS]       # the same in a venv of its own (noxfile.py)
@@ -27,7 +27,7 @@ import report  # noqa: E402  pylint: disable=wrong-import-position
 import scenarios  # noqa: E402  pylint: disable=wrong-import-position
 import simctl  # noqa: E402  pylint: disable=wrong-import-position
 
-PARTS = ("paging", "waiting", "tasks", "imports")
+PARTS = ("paging", "waiting", "tasks", "imports", "keys")
 
 
 def parse_args(argv):
@@ -66,7 +66,7 @@ def main(argv=None):
     sim = None
     results = {}
     try:
-        if any(part in args.parts for part in ("paging", "waiting", "tasks")):
+        if any(part in args.parts for part in ("paging", "waiting", "tasks", "keys")):
             sim = simctl.SimulatorHandle.from_env_or_start()
             log("benchmark: simulator %s (%s)" % (sim.api_url, "started here" if sim.started_here else "given"))
         if "paging" in args.parts:
@@ -81,6 +81,9 @@ def main(argv=None):
         if "imports" in args.parts:
             log("4. import time (%d runs)" % args.runs)
             results["imports"] = scenarios.imports(collection, args.runs, log=log)
+        if "keys" in args.parts:
+            log("5. key tasks: requests")
+            results["keys"] = scenarios.keys(sim, log=log)
     finally:
         if sim is not None:
             sim.stop()

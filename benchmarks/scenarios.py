@@ -275,6 +275,59 @@ def waiting(sim, runs, count=200, spread=20.0, poll_interval=2.0, timeout=90.0, 
 
 
 # ---------------------------------------------------------------------- 3. per-task overhead
+# ---------------------------------------------------------------------- 5. key tasks: requests
+# What each api_key / api_key_info task costs in requests, counted in the simulator's log. The
+# ceiling of each is what the same task cost before max_age_days, keep and convergence (issue 16):
+# the decisions they add are made from the same listing, so no key task may cost more.
+KEY_CASES = (
+    # (label, ceiling, setup: [(name, created_days_ago)], task options)
+    ("present, the key exists", 1, [("k", 5)], dict(rotate=False)),
+    ("present, no key yet (list, create, list again)", 3, [], dict(rotate=False)),
+    ("rotate=true, one older key", 4, [("k", 5)], dict(rotate=True)),
+    ("max_age_days=30, newest key 5 days old (no change)", 1, [("k", 5)], dict(rotate=False, max_age_days=30)),
+    ("max_age_days=30 keep=2, newest 31 days old (nothing to revoke)", 3, [("k", 31)],
+     dict(rotate=False, max_age_days=30, keep=2)),
+    ("max_age_days=30 keep=2, two older keys (one revoked)", 4, [("k", 61), ("k", 31)],
+     dict(rotate=False, max_age_days=30, keep=2)),
+    ("keep=1, two keys (one revoked, no create)", 2, [("k", 61), ("k", 31)], dict(rotate=False, keep=1)),
+)
+
+
+def keys(sim, log=print):
+    """Request counts of key tasks against the simulator (deterministic: one run each)."""
+    from ansible_collections.neon.cloud.plugins.module_utils._api_keys import KeyStore
+    from ansible_collections.neon.cloud.plugins.module_utils._client import NeonClient
+    from ansible_collections.neon.cloud.plugins.module_utils._key_lifecycle import KeyTask
+    from ansible_collections.neon.cloud.plugins.module_utils._key_plan import unused_for
+
+    rows = []
+    for number, (label, ceiling, setup, options) in enumerate(KEY_CASES):
+        name = "bench-key-%d" % number
+        for _prefix, days in setup:
+            made = sim.create_key(name)
+            sim.age_key(made["id"], days)
+        sim.clear_requests()
+        client = NeonClient(sim.api_key, api_url=sim.api_url)
+        try:
+            result = KeyTask(KeyStore(client)).ensure_present(name, **options)
+        finally:
+            client.close()
+        made_requests = [entry["method"] for entry in sim.requests_log()]
+        log("   %s: %s (%s)" % (label, " ".join(made_requests), result["action"]))
+        rows.append({"label": "api_key " + label, "requests": len(made_requests), "ceiling": ceiling,
+                     "sequence": made_requests})
+    sim.clear_requests()
+    client = NeonClient(sim.api_key, api_url=sim.api_url)
+    try:
+        stale = [key for key in KeyStore(client).list() if unused_for(key, time.time(), 90)]
+    finally:
+        client.close()
+    made_requests = [entry["method"] for entry in sim.requests_log()]
+    rows.append({"label": "api_key_info unused_days=90 (%d keys stale)" % len(stale), "requests": len(made_requests),
+                 "ceiling": 1, "sequence": made_requests})
+    return rows
+
+
 def ansible_executable():
     here = os.path.join(os.path.dirname(sys.executable), "ansible")
     return here if os.path.exists(here) else shutil.which("ansible")

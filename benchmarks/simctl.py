@@ -143,6 +143,12 @@ class SimulatorHandle:
     def start_operations(self, project_id, specs):
         return self._control("POST", "/projects/%s/operations" % project_id, json={"operations": specs})["operations"]
 
+    def create_key(self, name):
+        return self._control("POST", "/keys", json={"name": name})
+
+    def age_key(self, key_id, created_days_ago):
+        return self._control("POST", "/keys/%d/age" % key_id, json={"created_days_ago": created_days_ago})
+
     def clear_requests(self):
         self._control("DELETE", "/requests")
 
