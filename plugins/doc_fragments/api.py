@@ -81,14 +81,6 @@ options:
 requirements:
   - python >= 3.9
   - requests
-notes:
-  - >-
-    The modules talk to the API from the host they run on. For C(localhost), run them with the
-    controller's Python, which has C(requests):
-    C(ansible_python_interpreter: "{{ ansible_playbook_python }}"), or use C(delegate_to: localhost).
-  - >-
-    All modules belong to the action group C(neon.cloud.all), so the connection options can be set once with
-    C(module_defaults: {group/neon.cloud.all: {api_key: ...}}).
 seealso:
   - name: Neon API reference
     description: The Neon control-plane API v2.
@@ -97,6 +89,14 @@ seealso:
 
     # Every module is in the action group neon.cloud.all (meta/runtime.yml).
     ACTION_GROUP = r"""
+notes:
+  - >-
+    The modules talk to the API from the host they run on. For C(localhost), run them with the
+    controller's Python, which has C(requests):
+    C(ansible_python_interpreter: "{{ ansible_playbook_python }}"), or use C(delegate_to: localhost).
+  - >-
+    All modules belong to the action group C(neon.cloud.all), so the connection options can be set once with
+    C(module_defaults: {group/neon.cloud.all: {api_key: ...}}).
 attributes:
   action_group:
     description: Use C(group/neon.cloud.all) in C(module_defaults) to set the connection options of every module at once.
@@ -107,6 +107,23 @@ attributes:
     description: Runs where Python with C(requests) can reach the API; usually the controller.
     support: full
     platforms: all
+"""
+
+    # The inventory plugin reads the same environment variables as the modules' fallbacks.
+    # (Where several are set, Ansible takes the last one listed: NEON_CA_PATH wins.)
+    INVENTORY = r"""
+options:
+  api_key:
+    env:
+      - name: NEON_API_KEY
+  api_url:
+    env:
+      - name: NEON_API_URL
+  ca_path:
+    env:
+      - name: CURL_CA_BUNDLE
+      - name: REQUESTS_CA_BUNDLE
+      - name: NEON_CA_PATH
 """
 
     # For the modules that only read.

@@ -15,13 +15,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
-import os
 import re
-
-try:
-    from urllib.parse import urlsplit
-except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the import sanity test quiet
-    from urlparse import urlsplit  # type: ignore
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
@@ -29,20 +23,21 @@ from ansible_collections.neon.cloud.plugins.module_utils._client import (
     DEFAULT_API_URL,
     HAS_REQUESTS,
     REQUESTS_IMPORT_ERROR,
-    NeonClient,
     PathParameterError,
+)
+from ansible_collections.neon.cloud.plugins.module_utils._connection import (
+    API_KEY_ENV,
+    API_URL_ENV,
+    CA_PATH_ENV,
+    ConnectionOptionError,
+    check_options,
+    make_client,
+    url_credentials,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure
 from ansible_collections.neon.cloud.plugins.module_utils._text import SecretScrubber, one_line
-from ansible_collections.neon.cloud.plugins.module_utils._transport import check_api_url
 
-# Keys are 64 characters of [a-z0-9]; anything but visible ASCII cannot go into the Authorization header.
-API_KEY_PATTERN = re.compile(r"^[\x21-\x7e]+$")
 OPERATION_ID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-API_KEY_ENV = "NEON_API_KEY"
-API_URL_ENV = "NEON_API_URL"
-# ca_path falls back to our own variable, then to the CA bundle variables that requests users set.
-CA_PATH_ENV = ("NEON_CA_PATH", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
 # Result fields that carry our sentences and excerpts of answers: always scrubbed on the way out.
 # Everything else but ``key`` (a created key's secret, returned on purpose) is scrubbed when a
 # quick search of it finds a piece of a secret (a service that echoes one in a key's name, say).
@@ -75,47 +70,17 @@ class NeonModule:
         self.scrubber = SecretScrubber([api_key.strip()] if api_key else [])
         if not HAS_REQUESTS:
             self.module.fail_json(msg=missing_required_lib("requests"), exception=str(REQUESTS_IMPORT_ERROR))
-        self.require_positive("api_timeout")
-        self.require_positive("api_retry_max_delay")
-        if self.params["api_retries"] < 0:
-            self.fail("api_retries must be 0 or more, got %s" % self.params["api_retries"])
-        if not api_key or not api_key.strip():
-            self.fail("api_key is empty: set the api_key option or the %s environment variable" % API_KEY_ENV)
-        if not API_KEY_PATTERN.match(api_key.strip()):
-            # Never echo it: requests would put the whole header, key included, into its error text.
-            self.fail("api_key contains spaces, line breaks, control or non-ASCII characters, which cannot be sent "
-                      "in an HTTP header; check how the key was copied (its value is not shown)")
-        self._hide_url_credentials(self.params["api_url"])
-        problem = check_api_url(self.params["api_url"], self.params["api_allow_plain_http"])
-        if problem:
-            self.fail(problem)
-        ca_path = self.params["ca_path"] if self.params["validate_certs"] else None
-        if ca_path and not os.path.exists(ca_path):
-            self.fail("ca_path %s does not exist: give a CA bundle file (PEM) or a directory of CA certificates "
-                      "(it may come from the ca_path option or %s)" % (one_line(ca_path, 200), ", ".join(CA_PATH_ENV)))
-        self.client = NeonClient(
-            api_key=api_key.strip(),
-            api_url=self.params["api_url"],
-            timeout=self.params["api_timeout"],
-            validate_certs=self.params["validate_certs"],
-            ca_path=ca_path,
-            retries=self.params["api_retries"],
-            retry_max_delay=self.params["api_retry_max_delay"],
-        )
-        self.scrubber = self.client.scrubber
-
-    def _hide_url_credentials(self, url):
-        """A user:password in api_url is refused, and must not show in the task's invocation
-        either (api_url is no secret option, so Ansible would print it at -vvv)."""
+        # A user:password in api_url is refused, and must not show in the task's invocation either
+        # (api_url is no secret option, so Ansible would print it at -vvv).
+        for value in url_credentials(self.params["api_url"]):
+            self.module.no_log_values.add(value)
+            self.scrubber.add(value)
         try:
-            parts = urlsplit(url or "")
-            userinfo = [parts.username, parts.password]
-        except ValueError:
-            userinfo = [re.sub(r"^[^:]*://", "", url or "").partition("@")[0]] if "@" in (url or "") else []
-        for value in userinfo:
-            if value:
-                self.module.no_log_values.add(value)
-                self.scrubber.add(value)
+            check_options(self.params)
+        except ConnectionOptionError as problem:
+            self.fail(str(problem))
+        self.client = make_client(self.params)
+        self.scrubber = self.client.scrubber
 
     @property
     def check_mode(self):

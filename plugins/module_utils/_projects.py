@@ -46,8 +46,10 @@ def needs_org_id(error):
 class ProjectReader:
     """Lists projects with the filters of one task."""
 
-    def __init__(self, client, project_id=None, name=None, region_id=None, org_id=None, shared=False):
+    def __init__(self, client, project_id=None, name=None, region_id=None, org_id=None, shared=False,
+                 org_id_fallback=True):
         self.client = client
+        self.org_id_fallback = org_id_fallback
         self.project_id = project_id
         self.name = name
         self.region_id = region_id
@@ -65,7 +67,7 @@ class ProjectReader:
         try:
             self._read(found)
         except NeonAPIError as error:
-            if self.org_id is not None or not needs_org_id(error):
+            if self.org_id is not None or not needs_org_id(error) or not self.org_id_fallback:
                 raise
             organization = self._only_organization(error)
             self.org_id = organization["id"]
