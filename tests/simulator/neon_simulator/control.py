@@ -37,6 +37,7 @@ def control_map():
         Rule(CONTROL_PREFIX + "/organizations/<org_id>/members/<user_id>", methods=["DELETE"],
              endpoint="remove_member"),
         Rule(CONTROL_PREFIX + "/projects", methods=["POST"], endpoint="create_project"),
+        Rule(CONTROL_PREFIX + "/projects/bulk", methods=["POST"], endpoint="create_projects"),
         Rule(project + "/share", methods=["POST"], endpoint="share_project"),
         Rule(project + "/transfer", methods=["POST"], endpoint="transfer_project"),
         Rule(project + "/operations", methods=["POST"], endpoint="start_operations"),
@@ -141,6 +142,9 @@ class ControlRoutes:
 
     def _control_create_project(self, request):
         return 201, self.state.create_project(json_body(request, required=False))
+
+    def _control_create_projects(self, request):
+        return 201, self.state.create_projects(json_body(request))
 
     def _control_share_project(self, request, project_id):
         return 200, self.state.share_project(project_id, json_body(request, required=False))

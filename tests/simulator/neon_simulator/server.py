@@ -215,6 +215,10 @@ class Simulator:
         """A project: ``name``, ``region_id``, ``pg_version``, ``id``, ``org_id``, ``owner`` (see README)."""
         return self.state.create_project(spec)
 
+    def create_projects(self, count, **spec):
+        """``count`` projects at once: ``name_prefix``, ``org_id``, ``owner``, ``region_id``, ``pg_version``."""
+        return self.state.create_projects(dict(spec, count=count))
+
     def release_operations(self, project_id, operation_id=None, **end):
         """End held operations now: one by id, or every held one of the project.
 
