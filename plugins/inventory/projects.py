@@ -112,9 +112,11 @@ from ansible.errors import AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
 try:
-    from ansible.utils.unsafe_proxy import wrap_var
-except ImportError:  # pragma: no cover - every supported ansible-core has it
-    def wrap_var(value):
+    from ansible.template import trust_as_template  # noqa: F401  pylint: disable=unused-import
+except ImportError:  # ansible-core < 2.19: strings are templated unless marked unsafe
+    from ansible.utils.unsafe_proxy import wrap_var as untrusted
+else:  # ansible-core 2.19+: data is never templated unless trusted, and marking it would show in --list
+    def untrusted(value):
         return value
 
 from ansible_collections.neon.cloud.plugins.module_utils._client import HAS_REQUESTS, PathParameterError
@@ -275,7 +277,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         self.inventory.add_host(name)
         connection = dict(ansible_connection="local", ansible_python_interpreter=sys.executable)
         for key, value in list(connection.items()) + list(variables.items()):
-            self.inventory.set_variable(name, key, wrap_var(value))
+            self.inventory.set_variable(name, key, untrusted(value))
         self._set_composite_vars(self.get_option("compose"), variables, name, strict=strict)
         self._add_host_to_composed_groups(self.get_option("groups"), variables, name, strict=strict)
         self._add_host_to_keyed_groups(self.get_option("keyed_groups"), variables, name, strict=strict)
