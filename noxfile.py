@@ -385,6 +385,14 @@ def galaxy_import(session):
     session.log("galaxy-importer: no warning, no error")
 
 
+# The demo's inventory file: every project the simulator's key reaches, grouped by region.
+DEMO_INVENTORY = """plugin: neon.cloud.projects
+keyed_groups:
+  - key: neon_region_id
+    prefix: region
+"""
+
+
 @nox.session(python=MAIN_PYTHON, default=False)
 def demo(session):
     """The tour: build and install the collection as a user would, run playbooks/demo.yml
@@ -404,9 +412,14 @@ def demo(session):
         "ANSIBLE_LOCALHOST_WARNING": "false",
         "ANSIBLE_INVENTORY_UNPARSED_WARNING": "false",
     }
+    inventory = tmp / "demo.neon.yml"
+    inventory.write_text(DEMO_INVENTORY)
     with running_simulator(session) as simulator:
         env.update(simulator)
         session.run("ansible-playbook", str(ROOT / "playbooks" / "demo.yml"), *session.posargs, env=env)
+        session.log("The inventory of the account (neon.cloud.projects), from %s:\n%s" % (inventory, DEMO_INVENTORY))
+        session.run("ansible-inventory", "-i", str(inventory), "--graph", env=env)
+        session.run("ansible-playbook", "-i", str(inventory), str(ROOT / "playbooks" / "demo_inventory.yml"), env=env)
 
 
 @nox.session(python=MAIN_PYTHON, default=False)

@@ -70,3 +70,24 @@ assert len(ci_keys) == 2 and all(k["revoked"] and k["kind"] == "project" for k i
 print("demo: the playbook passed, created and revoked its keys, and showed no secret")
 PYEOF
 
+
+# ---- the demo's second part: the inventory of the account and a play over its hosts
+inventory_dir="$(mktemp -d)"
+trap 'rm -f "$out"; rm -rf "$inventory_dir"' EXIT
+printf 'plugin: neon.cloud.projects\nkeyed_groups:\n  - key: neon_region_id\n    prefix: region\n' > "$inventory_dir/demo.neon.yml"
+ansible-inventory -i "$inventory_dir/demo.neon.yml" --graph >"$out" 2>&1 || { cat "$out"; echo "FAIL: ansible-inventory --graph" >&2; exit 1; }
+cat "$out"
+rc=0
+ansible-playbook -i "$inventory_dir/demo.neon.yml" neon.cloud.demo_inventory >"$out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat "$out"; echo "FAIL: neon.cloud.demo_inventory exited with status $rc" >&2; exit 1; }
+python - "$out" <<'PYEOF'
+import os, re, sys
+out = open(sys.argv[1]).read()
+recaps = re.findall(r"^([a-z0-9-]+)\s+:\s+ok=(\d+)\s+changed=\d+\s+unreachable=(\d+)\s+failed=(\d+)", out, re.M)
+# every project the bootstrap key reaches (personal and its organization's) is a host, and each ran both tasks
+assert len(recaps) == 40, "expected 40 hosts: %d" % len(recaps)
+assert all(ok == "2" and unreachable == "0" and failed == "0" for _host, ok, unreachable, failed in recaps), recaps
+assert "Show the project, its region and its latest operation" in out
+assert os.environ["NEON_API_KEY"] not in out, "the API key is in the output"
+print("demo: the inventory of the account has %d hosts, and the play over them passed" % len(recaps))
+PYEOF
