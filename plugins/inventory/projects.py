@@ -77,7 +77,7 @@ EXAMPLES = r"""
 # prod.neon.yml - every project the key in NEON_API_KEY reaches
 plugin: neon.cloud.projects
 
-# ---
+---
 # org.neon.yml - the projects of one organization, grouped by region, the key from a vault lookup
 plugin: neon.cloud.projects
 api_key: "{{ lookup('ansible.builtin.unvault', 'neon_api_key.vault') | trim }}"
@@ -89,7 +89,7 @@ keyed_groups:
   - key: neon_pg_version
     prefix: postgres
 
-# ---
+---
 # prod-only.neon.yml - only projects whose name starts with prod-, cached for an hour
 plugin: neon.cloud.projects
 filters:

@@ -33,8 +33,8 @@ def list_all(sim, **params):
 def test_bulk_projects_of_an_organization_are_listed_by_org_id(sim):
     org_id = sim.org_id
     before = len(list_all(sim, org_id=org_id))
-    answer = control(sim, "POST", "/projects/bulk", json={"count": 950, "org_id": org_id, "name_prefix": "fleet",
-                                                         "region_id": "aws-eu-central-1"})
+    body = {"count": 950, "org_id": org_id, "name_prefix": "fleet", "region_id": "aws-eu-central-1"}
+    answer = control(sim, "POST", "/projects/bulk", json=body)
     assert answer.status_code == 201, answer.text
     made = answer.json()
     assert made["count"] == 950
