@@ -169,6 +169,26 @@ class Report:
             self.row(5, "Key task: %s - requests" % case["label"], "%d (%s)" % (case["requests"], " ".join(case["sequence"])),
                      "", "", "≤ %d (before max_age_days/keep)" % case["ceiling"], case["requests"] <= case["ceiling"])
 
+    def inventory(self, data):
+        neon, plain = data["samples"]["neon"], data["samples"]["plain"]
+        neon_s, plain_s = median(neon, "seconds"), median(plain, "seconds")
+        ratio = neon_s / plain_s
+        head = "Inventory: every project a personal key reaches, %s in %d sources (median of %d)" % (
+            _int(data["reach"]), len(data["sources"]), len(neon))
+        self.row(6, head + ": wall time", "%.3f s" % neon_s, "%.3f s (plain ``requests`` loop, same pages)" % plain_s,
+                 "%.2f×" % ratio, "≤ 1.25×", ratio <= 1.25)
+        made = max(sample["requests"] for sample in neon)
+        server = max(sample["server_requests"] for sample in neon)
+        self.row(6, "Inventory: requests made (client / simulator log)", "%d / %d" % (made, server),
+                 "%d" % max(sample["requests"] for sample in plain), "",
+                 "2 + per source floor(N/%d)+1 = %d" % (data["page"], data["floor"]),
+                 made == data["floor"] and server == made and all(s["items"] == data["reach"] for s in neon))
+        for command in data["commands"]:
+            self.row(6, "``ansible-inventory --list`` %s: wall time; hosts; requests" % command["label"],
+                     "%.2f s; %s; %d" % (command["seconds"], _int(command["hosts"]), command["requests"]), "", "",
+                     "all hosts; 0 requests" if "cache" in command["label"] else "all hosts",
+                     command["hosts"] == data["reach"] and ("cache" not in command["label"] or command["requests"] == 0))
+
     # ------------------------------------------------------------------ output
     def table(self):
         header = ("#", "Measurement", "neon.cloud", "Baseline", "Ratio", "Target", "Met")
@@ -215,6 +235,8 @@ class Report:
             self.tasks(self.results["tasks"])
         if "keys" in self.results:
             self.keys(self.results["keys"])
+        if "inventory" in self.results:
+            self.inventory(self.results["inventory"])
         return self
 
     @property

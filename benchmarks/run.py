@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""neon.cloud benchmark: paging, waiting, per-task overhead, import time and key-task requests against the simulator.
+"""neon.cloud benchmark: paging, waiting, per-task overhead, import time, key-task requests and the inventory.
 
     python benchmarks/run.py                    # starts (and stops) its own simulator on 127.0.0.1
     .venvs/nox/bin/nox -s bench [-- ARGS]       # the same in a venv of its own (noxfile.py)
@@ -27,7 +27,7 @@ import report  # noqa: E402  pylint: disable=wrong-import-position
 import scenarios  # noqa: E402  pylint: disable=wrong-import-position
 import simctl  # noqa: E402  pylint: disable=wrong-import-position
 
-PARTS = ("paging", "waiting", "tasks", "imports", "keys")
+PARTS = ("paging", "waiting", "tasks", "imports", "keys", "inventory")
 
 
 def parse_args(argv):
@@ -38,6 +38,7 @@ def parse_args(argv):
     parser.add_argument("--only", default=",".join(PARTS), help="comma-separated parts: %s" % ", ".join(PARTS))
     parser.add_argument("--operations", type=int, default=10000, help="operations listed by the paging part")
     parser.add_argument("--wait-operations", type=int, default=200, help="operations waited for (default 200)")
+    parser.add_argument("--projects", type=int, default=10000, help="projects of the inventory part (default 10000)")
     parser.add_argument("--json", metavar="FILE", help="also write every sample as JSON")
     parser.add_argument("--doc", metavar="FILE", help="rewrite the results section of FILE (docs/docsite/rst/performance.rst)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
@@ -66,7 +67,7 @@ def main(argv=None):
     sim = None
     results = {}
     try:
-        if any(part in args.parts for part in ("paging", "waiting", "tasks", "keys")):
+        if any(part in args.parts for part in ("paging", "waiting", "tasks", "keys", "inventory")):
             sim = simctl.SimulatorHandle.from_env_or_start()
             log("benchmark: simulator %s (%s)" % (sim.api_url, "started here" if sim.started_here else "given"))
         if "paging" in args.parts:
@@ -84,6 +85,9 @@ def main(argv=None):
         if "keys" in args.parts:
             log("5. key tasks: requests")
             results["keys"] = scenarios.keys(sim, log=log)
+        if "inventory" in args.parts:
+            log("6. inventory of %d projects (%d runs)" % (args.projects, args.runs))
+            results["inventory"] = scenarios.inventory(sim, collection, args.runs, args.projects, log=log)
     finally:
         if sim is not None:
             sim.stop()

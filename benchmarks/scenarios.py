@@ -4,6 +4,7 @@
 """The four measurements. Each one runs the collection's way and its baseline side by side
 in one run, repeats, and keeps every sample (the report takes medians)."""
 
+import json
 import math
 import os
 import random
@@ -326,6 +327,97 @@ def keys(sim, log=print):
     rows.append({"label": "api_key_info unused_days=90 (%d keys stale)" % len(stale), "requests": len(made_requests),
                  "ceiling": 1, "sequence": made_requests})
     return rows
+
+
+# ---------------------------------------------------------------------- 6. the inventory of many projects
+INVENTORY_PAGE = 400
+
+
+def inventory(sim, collection, runs, total=10000, organizations=4, log=print):
+    """Every project a personal key reaches, across several organizations: the collection's listing
+    (what the neon.cloud.projects inventory plugin runs) against a plain requests loop over the same
+    pages, and ansible-inventory --list from the API and from its cache."""
+    from ansible_collections.neon.cloud.plugins.module_utils._client import NeonClient
+    from ansible_collections.neon.cloud.plugins.module_utils._project_inventory import reachable_projects
+
+    per_org = total // organizations
+    for number in range(organizations):
+        sim.create_projects(per_org, sim.create_organization("bench-org-%d" % (number + 1)))
+    info = sim.info()
+    me = next(user["id"] for user in info["users"] if user["bootstrap"])
+    sources = [len(info["projects"])] + [len(org["projects"]) for org in info["organizations"]
+                                         if any(member["user_id"] == me for member in org["members"])]
+    reach = sum(sources)
+    # GET /auth and GET /users/me/organizations, then the pages of each source: a full last page
+    # is followed by an empty one, since the service marks the end only with a short page
+    floor = 2 + sum(count // INVENTORY_PAGE + 1 for count in sources)
+
+    def neon():
+        client = NeonClient(sim.api_key, api_url=sim.api_url)
+        try:
+            found = reachable_projects(client)
+        finally:
+            client.close()
+        return len(found.projects), client.requests_made
+
+    def plain():
+        session = requests.Session()
+        session.headers.update(sim.headers)
+        made = [0]
+
+        def get(path, **params):
+            made[0] += 1
+            answer = session.get(sim.api_url + path, params=params, timeout=60)
+            answer.raise_for_status()
+            return answer.json()
+
+        get("/auth")
+        org_ids = [None] + [org["id"] for org in get("/users/me/organizations")["organizations"]]
+        items = 0
+        for org_id in org_ids:
+            cursor = None
+            while True:
+                page = get("/projects", limit=INVENTORY_PAGE, cursor=cursor, org_id=org_id)
+                items += len(page["projects"])
+                if len(page["projects"]) < INVENTORY_PAGE:
+                    break
+                cursor = page["pagination"]["cursor"]
+        session.close()
+        return items, made[0]
+
+    samples = {"neon": [], "plain": []}
+    for run in range(runs):
+        for name in (("neon", "plain") if run % 2 == 0 else ("plain", "neon")):
+            sim.clear_requests()
+            (items, made), elapsed = _timed(neon if name == "neon" else plain)
+            samples[name].append({"seconds": elapsed, "items": items, "requests": made,
+                                  "server_requests": len(sim.requests_log())})
+        log("  inventory run %d/%d: collection %.3f s, plain %.3f s"
+            % (run + 1, runs, samples["neon"][-1]["seconds"], samples["plain"][-1]["seconds"]))
+
+    ansible_inventory = os.path.join(os.path.dirname(ansible_executable() or sys.executable), "ansible-inventory")
+    config = os.path.join(collection.root, "bench.neon.yml")
+    cache_dir = os.path.join(collection.root, "inventory-cache")
+    with open(config, "w", encoding="utf-8") as handle:
+        handle.write("plugin: neon.cloud.projects\ncache: true\ncache_plugin: ansible.builtin.jsonfile\n"
+                     "cache_connection: %s\ncache_timeout: 3600\n" % cache_dir)
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collection.root, ANSIBLE_NOCOLOR="1",
+               ANSIBLE_INVENTORY_UNPARSED_FAILED="true", NEON_API_URL=sim.api_url, NEON_API_KEY=sim.api_key)
+    commands = []
+    for label in ("from the API", "from the cache"):
+        if label == "from the API":
+            shutil.rmtree(cache_dir, ignore_errors=True)
+        sim.clear_requests()
+        completed, elapsed = _timed(lambda: subprocess.run(
+            [ansible_inventory, "-i", config, "--list"], env=env, capture_output=True, timeout=600, check=False))
+        if completed.returncode != 0:
+            raise RuntimeError("ansible-inventory failed: %s" % completed.stderr[-600:])
+        hosts = len(json.loads(completed.stdout)["_meta"]["hostvars"])
+        commands.append({"label": label, "seconds": elapsed, "hosts": hosts, "requests": len(sim.requests_log())})
+        log("  ansible-inventory --list %s: %.2f s, %d hosts, %d requests"
+            % (label, elapsed, hosts, commands[-1]["requests"]))
+    return {"samples": samples, "reach": reach, "sources": sources, "floor": floor, "page": INVENTORY_PAGE,
+            "commands": commands}
 
 
 def ansible_executable():

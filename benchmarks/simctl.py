@@ -143,6 +143,15 @@ class SimulatorHandle:
     def start_operations(self, project_id, specs):
         return self._control("POST", "/projects/%s/operations" % project_id, json={"operations": specs})["operations"]
 
+    def create_organization(self, name):
+        return self._control("POST", "/organizations", json={"name": name})["id"]
+
+    def create_projects(self, count, org_id):
+        return self._control("POST", "/projects/bulk", json={"count": count, "org_id": org_id, "name_prefix": "bench"})
+
+    def info(self):
+        return self._control("GET", "/info")
+
     def create_key(self, name):
         return self._control("POST", "/keys", json={"name": name})
 
