@@ -4,6 +4,7 @@
 """The four measurements. Each one runs the collection's way and its baseline side by side
 in one run, repeats, and keeps every sample (the report takes medians)."""
 
+import functools
 import json
 import math
 import os
@@ -66,6 +67,17 @@ class ConnectionCounter:
 CONNECTIONS = ConnectionCounter()
 
 
+def with_client(sim, work):
+    """(``work(client)``, the requests it made) with a fresh client of the collection."""
+    from ansible_collections.neon.cloud.plugins.module_utils._client import NeonClient
+
+    client = NeonClient(sim.api_key, api_url=sim.api_url)
+    try:
+        return work(client), client.requests_made
+    finally:
+        client.close()
+
+
 def _timed(function):
     started = time.perf_counter()
     result = function()
@@ -75,7 +87,6 @@ def _timed(function):
 # ---------------------------------------------------------------------- 1. paging
 def paging(sim, runs, total=10000, log=print):
     """List ``total`` operations of one project: the collection's collect() vs a plain loop."""
-    from ansible_collections.neon.cloud.plugins.module_utils._client import NeonClient
     from ansible_collections.neon.cloud.plugins.module_utils._operations import operations_path
     from ansible_collections.neon.cloud.plugins.module_utils._paging import OPERATIONS_PAGE_MAX, collect
 
@@ -86,12 +97,8 @@ def paging(sim, runs, total=10000, log=print):
     path = operations_path(project_id)
 
     def neon(**kwargs):
-        client = NeonClient(sim.api_key, api_url=sim.api_url)
-        try:
-            listed = collect(client, path, "operations", page, **kwargs)
-        finally:
-            client.close()
-        return len(listed.items), client.requests_made
+        listed, made = with_client(sim, lambda client: collect(client, path, "operations", page, **kwargs))
+        return len(listed.items), made
 
     def plain():
         session = requests.Session()
@@ -294,11 +301,16 @@ KEY_CASES = (
 )
 
 
+def _ensure_present(client, name, options):
+    from ansible_collections.neon.cloud.plugins.module_utils._api_keys import KeyStore
+    from ansible_collections.neon.cloud.plugins.module_utils._key_lifecycle import KeyTask
+
+    return KeyTask(KeyStore(client)).ensure_present(name, **options)
+
+
 def keys(sim, log=print):
     """Request counts of key tasks against the simulator (deterministic: one run each)."""
     from ansible_collections.neon.cloud.plugins.module_utils._api_keys import KeyStore
-    from ansible_collections.neon.cloud.plugins.module_utils._client import NeonClient
-    from ansible_collections.neon.cloud.plugins.module_utils._key_lifecycle import KeyTask
     from ansible_collections.neon.cloud.plugins.module_utils._key_plan import unused_for
 
     rows = []
@@ -308,21 +320,14 @@ def keys(sim, log=print):
             made = sim.create_key(name)
             sim.age_key(made["id"], days)
         sim.clear_requests()
-        client = NeonClient(sim.api_key, api_url=sim.api_url)
-        try:
-            result = KeyTask(KeyStore(client)).ensure_present(name, **options)
-        finally:
-            client.close()
+        result, _made = with_client(sim, functools.partial(_ensure_present, name=name, options=options))
         made_requests = [entry["method"] for entry in sim.requests_log()]
         log("   %s: %s (%s)" % (label, " ".join(made_requests), result["action"]))
         rows.append({"label": "api_key " + label, "requests": len(made_requests), "ceiling": ceiling,
                      "sequence": made_requests})
     sim.clear_requests()
-    client = NeonClient(sim.api_key, api_url=sim.api_url)
-    try:
-        stale = [key for key in KeyStore(client).list() if unused_for(key, time.time(), 90)]
-    finally:
-        client.close()
+    listed, _made = with_client(sim, lambda client: KeyStore(client).list())
+    stale = [key for key in listed if unused_for(key, time.time(), 90)]
     made_requests = [entry["method"] for entry in sim.requests_log()]
     rows.append({"label": "api_key_info unused_days=90 (%d keys stale)" % len(stale), "requests": len(made_requests),
                  "ceiling": 1, "sequence": made_requests})
@@ -337,7 +342,6 @@ def inventory(sim, collection, runs, total=10000, organizations=4, log=print):
     """Every project a personal key reaches, across several organizations: the collection's listing
     (what the neon.cloud.projects inventory plugin runs) against a plain requests loop over the same
     pages, and ansible-inventory --list from the API and from its cache."""
-    from ansible_collections.neon.cloud.plugins.module_utils._client import NeonClient
     from ansible_collections.neon.cloud.plugins.module_utils._project_inventory import reachable_projects
 
     per_org = total // organizations
@@ -353,12 +357,8 @@ def inventory(sim, collection, runs, total=10000, organizations=4, log=print):
     floor = 2 + sum(count // INVENTORY_PAGE + 1 for count in sources)
 
     def neon():
-        client = NeonClient(sim.api_key, api_url=sim.api_url)
-        try:
-            found = reachable_projects(client)
-        finally:
-            client.close()
-        return len(found.projects), client.requests_made
+        found, made = with_client(sim, reachable_projects)
+        return len(found.projects), made
 
     def plain():
         session = requests.Session()

@@ -48,6 +48,8 @@ class Reach:
         for project_id in listed.unavailable:
             if project_id not in self.unavailable and project_id not in seen:
                 self.unavailable.append(project_id)
+        # a project one source could not fetch but another listed is a full host, not an unavailable one
+        self.unavailable = [project_id for project_id in self.unavailable if project_id not in seen]
 
 
 def reachable_projects(client, org_ids=None, shared=False):

@@ -141,6 +141,24 @@ def test_unavailable_projects_are_asked_again_and_those_left_are_reported():
     assert [params.get("search") for path, params in client.calls if path == "/projects"] == [None, "p-2", "p-2"]
 
 
+def test_a_project_one_source_could_not_fetch_but_another_listed_is_not_unavailable():
+    client = RouteClient(projects={None: [project("p-1"), project("s-1")]}, shared=[project("s-1")],
+                         unavailable=["s-1"])
+    client.unavailable = set(["s-1"])
+    reach = reachable_projects(client, shared=True)
+    assert "s-1" not in ids(reach) and reach.unavailable == ["s-1"]  # unavailable everywhere: reported
+    partly = RouteClient(projects={None: [project("p-1"), project("s-1")]}, shared=[project("s-1")])
+    original_get = partly.get
+
+    def personal_list_misses_it(path, params=None, deadline=None):
+        partly.unavailable = set(["s-1"]) if path == "/projects" else set()
+        return original_get(path, params, deadline)
+
+    partly.get = personal_list_misses_it
+    reach = reachable_projects(partly, shared=True)
+    assert "s-1" in ids(reach) and reach.unavailable == []
+
+
 def test_a_refused_key_is_an_error_not_an_empty_inventory():
     class Refused(RouteClient):
         def get(self, path, params=None, deadline=None):
