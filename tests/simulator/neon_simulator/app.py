@@ -154,7 +154,7 @@ class SimulatorApp(ControlRoutes):
         request_id = request_id_of(request)
         request.get_data(cache=True)  # read the whole request before anything else
         context = {"key": None, "endpoint": None}
-        self.barriers.wait(request.method, request.path)
+        barrier = self.barriers.join(request.method, request.path)
         fault = self.faults.take(request.method, request.path)
         entry = {
             "time": self.state.clock.time(),
@@ -197,6 +197,7 @@ class SimulatorApp(ControlRoutes):
             if key is not None:
                 entry.update(key_id=key.id, key_kind=key.kind, key_org_id=key.org_id, key_project_id=key.project_id)
             self.request_log.add(entry)
+            self.barriers.hold(barrier)  # the answer (or its failure) waits for the other parties' answers
 
     def _endpoint_of(self, request):
         try:

@@ -1,12 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2025, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Barriers: hold the next N matching API requests until all N have arrived, then let them through together.
+"""Barriers: the next N matching API requests are carried out as they arrive, and their answers are
+held until all N have been answered; then they go out together.
 
 Tests use one to make runs of the same task provably overlap (each lists the keys before any
-creates one) without racing the wall clock. A barrier is spent once its N requests have passed; one
-whose parties do not all arrive within its ``timeout`` lets the waiting requests through and records
-that it timed out.
+creates one) without racing the wall clock. Holding the answers, not the requests, is what makes it
+provable: every listing is taken before any run has an answer to act on, so no create can slip in
+between the release and a listing however the threads are scheduled. A barrier is spent once its N
+requests have been answered; one whose parties are not all answered within its ``timeout`` (counted
+by each held answer) lets the held answers go and records that it timed out.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ class Barrier:
             raise ValueError("timeout: must be a number of seconds above 0, at most %d" % MAX_TIMEOUT)
         self.timeout = float(timeout)
         self.arrived = 0
+        self.answered = 0
         self.timed_out = False
         self.opened = threading.Event()
 
@@ -46,7 +50,7 @@ class Barrier:
 
     def to_dict(self):
         return {"id": self.id, "method": self.method, "path": self.path, "parties": self.parties,
-                "timeout": self.timeout, "arrived": self.arrived, "open": self.opened.is_set(),
+                "timeout": self.timeout, "arrived": self.arrived, "answered": self.answered, "open": self.opened.is_set(),
                 "timed_out": self.timed_out}
 
 
@@ -75,18 +79,27 @@ class Barriers:
             self._barriers = []
             return removed
 
-    def wait(self, method, path):
-        """Hold this request at the first armed barrier it matches (returns at once when none does)."""
+    def join(self, method, path):
+        """The first armed barrier this request matches, counted as arrived (None when none matches).
+
+        The caller carries the request out, then calls ``hold`` with what this returned.
+        """
         with self._lock:
             barrier = next((b for b in self._barriers if b.arrived < b.parties and b.matches(method, path)), None)
-            if barrier is None:
-                return None
-            barrier.arrived += 1
-            if barrier.arrived == barrier.parties:
+            if barrier is not None:
+                barrier.arrived += 1
+            return barrier
+
+    def hold(self, barrier):
+        """This request's answer is ready: hold it until every party's is (or the barrier's timeout)."""
+        if barrier is None:
+            return
+        with self._lock:
+            barrier.answered += 1
+            if barrier.answered >= barrier.parties:
                 barrier.opened.set()
         if not barrier.opened.wait(barrier.timeout):
             with self._lock:
                 barrier.timed_out = True
                 barrier.arrived = barrier.parties  # spent: later requests pass
                 barrier.opened.set()
-        return barrier.id

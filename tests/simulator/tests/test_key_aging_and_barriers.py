@@ -4,8 +4,8 @@
 """Simulator self-tests: keys aged through the control API, and barriers that make requests overlap.
 
 Aging moves ``created_at`` and ``last_used_at`` into the past, so tests of key rotation never wait
-for days; a barrier holds requests until all of its parties have arrived, so concurrent runs
-provably overlap without racing the wall clock.
+for days; a barrier carries its parties' requests out as they arrive and holds their answers until
+all have been answered, so concurrent runs provably overlap without racing the wall clock.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def test_barrier_holds_requests_until_all_parties_arrived(sim):
     for thread in threads:
         thread.start()
     deadline = time.monotonic() + 30
-    while control(sim, "GET", "/barriers").json()["barriers"][0]["arrived"] < 2 and time.monotonic() < deadline:
+    while control(sim, "GET", "/barriers").json()["barriers"][0]["answered"] < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert done == []  # two of three parties arrived: both are still held
     other = requests.get(sim.url + "/projects", headers=sim.headers, timeout=10)
@@ -109,6 +109,30 @@ def test_barrier_holds_requests_until_all_parties_arrived(sim):
     before = len(done)
     lister()  # spent: the next request passes at once
     assert len(done) == before + 1
+
+
+def test_barrier_answers_are_taken_when_each_request_arrives(sim):
+    """A listing held at a barrier shows the keys as they were when it arrived: a key created while it
+    waits (as another run would, the moment the barrier opens) is not in it. This is what makes every
+    run list before any run creates, however the threads are scheduled once the barrier opens."""
+    sim.add_barrier(method="GET", path="/api/v2/api_keys", parties=2, timeout=60)
+    seen = {}
+
+    def lister(who):
+        seen[who] = [key["id"] for key in
+                     requests.get(sim.url + "/api_keys", headers=sim.headers, timeout=90).json()]
+
+    first = threading.Thread(target=lister, args=("first",))
+    first.start()
+    deadline = time.monotonic() + 30
+    while sim.barriers()[0]["answered"] < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert seen == {}  # answered, and held
+    created = sim.create_key(name="made-while-held")
+    lister("second")  # its listing is taken now, and it opens the barrier
+    first.join(30)
+    assert created["id"] not in seen["first"]
+    assert created["id"] in seen["second"]
 
 
 def test_barrier_whose_parties_do_not_all_arrive_lets_them_through_at_its_timeout(sim):
