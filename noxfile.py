@@ -283,9 +283,30 @@ def _integration(core, python):
         with running_simulator(session) as simulator, session.chdir(collection):
             write_integration_config(collection, simulator, home)
             # --local: modules run with this session's Python, which has requests.
-            session.run("ansible-test", "integration", "--local", *ansible_test_args(session, python),
-                        env={"HOME": str(home)})
+            try:
+                session.run("ansible-test", "integration", "--local", *ansible_test_args(session, python),
+                            env={"HOME": str(home)})
+            finally:
+                log_target_times(session, collection)
     return integration
+
+
+def log_target_times(session, collection):
+    """Print how long each integration target took (ansible-test records it in
+    tests/output/data/integration-*.json of the copy), slowest first: where a session's minutes go."""
+    times = {}
+    for path in sorted((collection / "tests" / "output" / "data").glob("integration-*.json")):
+        try:
+            targets = json.loads(path.read_text(encoding="utf-8")).get("targets") or {}
+        except (OSError, ValueError):
+            continue
+        for name, result in targets.items():
+            if isinstance(result, dict) and isinstance(result.get("run_time_seconds"), int):
+                times[name] = result["run_time_seconds"]
+    if times:
+        session.log("integration target times (s): " + ", ".join(
+            "%s %d" % (name, seconds) for name, seconds in sorted(times.items(), key=lambda item: -item[1]))
+            + "; total %d" % sum(times.values()))
 
 
 for _core, _python in ANSIBLE_CORE_PYTHON.items():
