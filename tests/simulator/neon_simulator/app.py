@@ -13,10 +13,11 @@ from werkzeug.exceptions import MethodNotAllowed, NotFound as RouteNotFound
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
+from .api_provisioning import ProvisioningRoutes, provisioning_rules
 from .barriers import Barriers
 from .clock import iso_micro, parse_timestamp
 from .control import ControlRoutes, control_map
-from .errors import Forbidden, InvalidRequest, NotFound
+from .errors import API_ERRORS, InvalidRequest
 from .ids import ID_RE
 from .ratelimit import RateLimiter
 from .web import (API_PREFIX, CONTROL_PREFIX, client_address, error_response, int_arg, json_body, json_response,
@@ -30,6 +31,7 @@ PROJECTS_TIMEOUT_MS = (100, 30000, None)
 OPERATIONS_LIMIT = (1, 1000, 10)
 _KEY_ID_RE = re.compile(r"^[0-9]{1,18}$")
 _LOG = logging.getLogger("neon_simulator")
+API_ERRORS_CAUGHT = tuple(kind for kind, _status in API_ERRORS)
 
 MESSAGE_NO_AUTH = "authentication required: missing Authorization header"
 MESSAGE_BAD_SCHEME = "authentication failed: expected 'Authorization: Bearer <API key>'"
@@ -59,7 +61,7 @@ def _projects_page(args):
     return limit, args.get("cursor") or None, args.get("search") or None
 
 
-class SimulatorApp(ControlRoutes):
+class SimulatorApp(ControlRoutes, ProvisioningRoutes):
     """WSGI callable. ``sleep(seconds)`` is interruptible when the server stops.
 
     ``rate_limiter`` limits every route (off by default); ``org_key_limiter`` limits the creation
@@ -92,7 +94,7 @@ class SimulatorApp(ControlRoutes):
             Rule(API_PREFIX + "/projects/<project_id>/operations", methods=["GET"], endpoint="list_operations"),
             Rule(API_PREFIX + "/projects/<project_id>/operations/<operation_id>", methods=["GET"],
                  endpoint="get_operation"),
-        ])
+        ] + provisioning_rules())
         self.control_map = control_map()
 
     # ------------------------------------------------------------------ entry point
@@ -245,12 +247,9 @@ class SimulatorApp(ControlRoutes):
                 return limited
             status, payload = getattr(self, "_api_" + endpoint)(request, key, **args)
             return json_response(status, payload)
-        except InvalidRequest as exc:
-            return error_response(400, str(exc), request_id)
-        except Forbidden as exc:
-            return error_response(403, str(exc), request_id)
-        except NotFound as exc:
-            return error_response(404, str(exc), request_id)
+        except API_ERRORS_CAUGHT as exc:
+            status = next(code for kind, code in API_ERRORS if isinstance(exc, kind))
+            return error_response(status, str(exc), request_id, getattr(exc, "code", ""))
         except Exception:  # pylint: disable=broad-except
             _LOG.exception("unexpected error in %s %s", request.method, request.path)
             return error_response(500, "internal server error", request_id)

@@ -44,6 +44,13 @@ def control_map():
         Rule(project + "/operations/release", methods=["POST"], endpoint="release_operations"),
         Rule(project + "/operations/<operation_id>/release", methods=["POST"], endpoint="release_operation"),
         Rule(project + "/history", methods=["POST"], endpoint="add_history"),
+        Rule(project + "/store_passwords", methods=["POST"], endpoint="set_store_passwords"),
+        Rule(project + "/check_password", methods=["POST"], endpoint="check_password"),
+        Rule(CONTROL_PREFIX + "/next_operations", methods=["GET"], endpoint="list_next_operations"),
+        Rule(CONTROL_PREFIX + "/next_operations", methods=["POST"], endpoint="add_next_operations"),
+        Rule(CONTROL_PREFIX + "/next_operations", methods=["DELETE"], endpoint="clear_next_operations"),
+        Rule(CONTROL_PREFIX + "/limits", methods=["GET"], endpoint="get_limits"),
+        Rule(CONTROL_PREFIX + "/limits", methods=["POST"], endpoint="set_limits"),
         Rule(CONTROL_PREFIX + "/unavailable", methods=["GET"], endpoint="list_unavailable"),
         Rule(CONTROL_PREFIX + "/unavailable", methods=["POST"], endpoint="set_unavailable"),
         Rule(CONTROL_PREFIX + "/unavailable", methods=["DELETE"], endpoint="clear_unavailable"),
@@ -186,6 +193,37 @@ class ControlRoutes:
     def _control_add_history(self, request, project_id):
         body = json_body(request)
         return 201, self.state.add_history(project_id, body.get("count"), body.get("days", 30.0), body.get("seed"))
+
+    def _control_set_store_passwords(self, request, project_id):
+        body = json_body(request)
+        return 200, {"project": self.state.set_store_passwords(project_id, body.get("store_passwords"))}
+
+    def _control_check_password(self, request, project_id):
+        body = json_body(request)
+        for name in ("branch_id", "role_name", "password"):
+            if not isinstance(body.get(name), str):
+                raise InvalidRequest("%s: required string" % name)
+        return 200, {"valid": self.state.password_valid(project_id, body["branch_id"], body["role_name"],
+                                                        body["password"])}
+
+    def _control_list_next_operations(self, request):
+        del request
+        return 200, {"next_operations": self.state.next_operations.list()}
+
+    def _control_add_next_operations(self, request):
+        return 201, self.state.next_operations.add(json_body(request, required=False),
+                                                   self.state.check_operation_fields)
+
+    def _control_clear_next_operations(self, request):
+        del request
+        return 200, {"removed": self.state.next_operations.clear()}
+
+    def _control_get_limits(self, request):
+        del request
+        return 200, dict(self.state.limits.values)
+
+    def _control_set_limits(self, request):
+        return 200, self.state.limits.update(json_body(request))
 
     def _control_list_faults(self, request):
         del request

@@ -346,7 +346,7 @@ class Project:
     are unique within a project (the microsecond cursor relies on it).
     """
 
-    __slots__ = ("data", "created_us", "branches", "ops", "op_times", "ops_by_id", "shared_with")
+    __slots__ = ("data", "created_us", "branches", "ops", "op_times", "ops_by_id", "shared_with", "resources")
 
     def __init__(self, data, created_us, branches):
         self.data = data
@@ -357,6 +357,7 @@ class Project:
         self.op_times = []
         self.ops_by_id = {}
         self.shared_with = set()  # user ids this project is shared with (GET /projects/shared)
+        self.resources = None     # its branches, computes, roles, databases (provisioning.py), made on first use
 
     @property
     def id(self):

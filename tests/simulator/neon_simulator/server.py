@@ -227,6 +227,24 @@ class Simulator:
         """
         return self.state.release_operations(project_id, operation_id, end)
 
+    # ------------------------------------------------------------------ provisioning
+    def script_operations(self, action="*", **spec):
+        """Script the next operations the API starts: ``action`` (or "*"), ``project_id``, ``count`` and the
+        fields of :meth:`start_operations` (``outcome``, ``hold``, ``duration``...). Returns the plan."""
+        return self.state.next_operations.add(dict(spec, action=action), self.state.check_operation_fields)
+
+    def set_limits(self, **limits):
+        """Plan limits: ``max_projects``, ``max_branches``, ``max_history_retention_seconds`` (None: no limit),
+        ``suspend_timeout_changeable``. Returns them all."""
+        return self.state.limits.update(limits)
+
+    def set_store_passwords(self, project_id, value):
+        return self.state.set_store_passwords(project_id, value)
+
+    def password_valid(self, project_id, branch_id, role_name, password):
+        """Whether ``password`` lets ``role_name`` log in to the branch now (a reset's old one until it ends)."""
+        return self.state.password_valid(project_id, branch_id, role_name, password)
+
     # ------------------------------------------------------------------ scenes: users, organizations, keys
     def create_user(self, **spec):
         """A user: ``name``, ``email``, ``id``, ``org_id_required`` ("auto", True, False)."""

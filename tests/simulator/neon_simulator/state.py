@@ -17,7 +17,11 @@ from .clock import Clock, iso_micro
 from .errors import Conflict, Forbidden, InvalidRequest, NotFound
 from .model import (END_STATUSES, ENDPOINT_ACTIONS, ORGANIZATION_KEY, PERSONAL_KEY, PROJECT_KEY, ApiKey, Operation,
                     Project)
+from .catalog import CatalogMixin
+from .computes import ComputesMixin
+from .provisioning import ProvisioningMixin
 from .scene import SceneMixin
+from .work import Limits, NextOperations
 
 __all__ = ["Conflict", "Forbidden", "InvalidRequest", "NotFound", "State"]
 
@@ -55,7 +59,7 @@ def _optional_string(spec, name):
     return value
 
 
-class State(SceneMixin):
+class State(SceneMixin, ProvisioningMixin, ComputesMixin, CatalogMixin):
     """Thread-safe in-memory state of the simulated service."""
 
     def __init__(self, api_key, seed_value=1, clock=None, extra_keys=True):
@@ -77,6 +81,9 @@ class State(SceneMixin):
         self.project_order = []
         self.unavailable = {}         # project id -> answers left that leave it out (None: every answer)
         self.next_key_id = 0
+        self.limits = Limits()
+        self.next_operations = NextOperations()
+        self.next_database_id = 0
         self.reset()
 
     # ------------------------------------------------------------------ general
@@ -99,6 +106,9 @@ class State(SceneMixin):
                 self._insert_in_order(project)
             self.unavailable = {}
             self.next_key_id = seeded.next_key_id
+            self.limits = Limits()
+            self.next_operations.clear()
+            self._reset_provisioning()
 
     @property
     def demo_project_id(self):
@@ -387,19 +397,23 @@ class State(SceneMixin):
                     owner = self.users[org.admins()[0]]
             if wanted_id and wanted_id in self.projects:
                 raise InvalidRequest("id: project %s already exists" % wanted_id)
-            project_id = wanted_id or ids.project_id(rng)
-            while project_id in self.projects:
-                project_id = ids.project_id(rng)
-            now_us = self.now_us()
-            data = seed.project_data(rng, project_id, name or project_id, region_id, now_us, now_us,
-                                     org_id, owner.id)
-            data.update({"pg_version": pg_version, "active_time": 0, "cpu_used_sec": 0,
-                         "synthetic_storage_size": 0, "updated_at": data["created_at"],
-                         "compute_last_active_at": data["created_at"], "creation_source": "api"})
-            project = Project(data, now_us, [(ids.branch_id(rng), ids.endpoint_id(rng))])
-            self.projects[project_id] = project
-            self._insert_in_order(project)
+            project = self._add_project(rng, name, region_id, pg_version, org_id, owner.id, wanted_id)
             return project.render()
+
+    def _add_project(self, rng, name, region_id, pg_version, org_id, owner_id, wanted_id=None):
+        """A new project (lock held), listed first; its skeleton: one branch with one compute."""
+        project_id = wanted_id or ids.project_id(rng)
+        while project_id in self.projects:
+            project_id = ids.project_id(rng)
+        now_us = self.now_us()
+        data = seed.project_data(rng, project_id, name or project_id, region_id, now_us, now_us, org_id, owner_id)
+        data.update({"pg_version": pg_version, "active_time": 0, "cpu_used_sec": 0,
+                     "synthetic_storage_size": 0, "updated_at": data["created_at"],
+                     "compute_last_active_at": data["created_at"], "creation_source": "api"})
+        project = Project(data, now_us, [(ids.branch_id(rng), ids.endpoint_id(rng))])
+        self.projects[project_id] = project
+        self._insert_in_order(project)
+        return project
 
     # ------------------------------------------------------------------ operations
     def _project(self, project_id, message="project not found"):

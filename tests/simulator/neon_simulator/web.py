@@ -30,6 +30,9 @@ def status_line(code):
 
 
 def json_response(status, payload):
+    """``payload`` as JSON; None: no body at all (a 204)."""
+    if payload is None:
+        return Response(status=status)
     return Response(json.dumps(payload, separators=(",", ":")), status=status, content_type="application/json")
 
 

@@ -1,0 +1,763 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2025, neon.cloud collection maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The provisioning API: projects (create, get, update, delete), branches, computes, roles,
+databases and connection URIs, as /work/shared/spec/provisioning-api-notes.md ("the notes")
+describes the live service.
+
+Mixed into State (state.py): every method takes the authenticating key, holds the state's
+lock, and answers JSON-like data. Every change that starts operations first checks the
+project's lock (423 while any of its operations is in progress) and then starts them through
+:meth:`ProvisioningMixin._start`, which applies the scripted plans of work.py.
+
+Seeded projects and those made through the control API provision their branches lazily, from
+their skeleton (the branch and compute ids their operations name), on first use: the default
+branch ``main`` and children, each with the role ``neondb_owner`` and the database ``neondb``.
+
+Where the notes say a status or message is unknown, the choice is in CHOICES below.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+
+from . import access, ids, seed
+from .clock import iso_seconds, parse_timestamp
+from .errors import Conflict, Forbidden, InvalidRequest, Locked, NotFound, PreconditionFailed, Unprocessable, with_code
+from .model import PERSONAL_KEY, PROJECT_KEY
+from .resources import (Branch, Database, Endpoint, Resources, Role, connection_details, connection_uri,
+                        new_password)
+from .work import MESSAGE_LOCKED, operation_spec
+
+# ---------------------------------------------------------------------- CHOICES (inferred, one place)
+# Duplicate names: the live messages are known (notes 1.2), the status is not; 409 is chosen
+# for every "already exists" (branch, role, database, second read_write compute).
+MESSAGE_BRANCH_EXISTS = 'branch already exists; branch_name:"%s"'           # notes 1.2 (CBA #67, 2024)
+MESSAGE_ROLE_EXISTS = 'role already exists; role_name:"%s"'                 # inferred, same pattern
+MESSAGE_DATABASE_EXISTS = 'database already exists; database_name:"%s"'     # inferred, same pattern
+MESSAGE_READ_WRITE_EXISTS = 'read_write endpoint already exists; branch_id:"%s"'  # notes 4 (status unknown)
+# Refused deletions and changes: 400 (statuses and wording inferred from notes 3.4, 5, DOC-PROT).
+MESSAGE_DELETE_DEFAULT = "cannot delete the default branch"
+MESSAGE_DELETE_PROTECTED = "cannot delete a protected branch"
+MESSAGE_DELETE_PARENT = "cannot delete a branch that has children"
+MESSAGE_DELETE_PROTECTED_COMPUTE = "cannot delete a compute endpoint of a protected branch"
+MESSAGE_DELETE_PROTECTED_PROJECT = "cannot delete a project with protected branches"
+MESSAGE_ROLE_OWNS = 'role "%s" owns databases (%s): change their owner or delete them first'
+MESSAGE_SAME_NAME = "cannot set branch to the same name"                    # notes 1.2 (alchemy comment)
+MESSAGE_PROTECTED_EXPIRY = "Protected branch cannot have an expiration date"  # notes 3.3 (NEONCTL mock)
+CODE_PROTECTED_EXPIRY = "PROTECTED_BRANCH_EXPIRATION_NOT_ALLOWED"
+MESSAGE_RESET_PROTECTED = "cannot restore a protected branch"
+# Not-found messages: "branch not found" is live (notes 1.2); "database owner not found" is live
+# (neonctl #272) with an unknown status: 404 is chosen, as for every other "... not found".
+MESSAGE_OWNER_NOT_FOUND = "database owner not found"
+# reveal_password's 412 (SPEC); GET /connection_uri answers the same (notes 7: inferred).
+MESSAGE_NO_STORED_PASSWORDS = "storing passwords is disabled"
+MESSAGE_SUSPEND_NOT_ALLOWED = "suspend interval changing is not allowed for your account"  # notes 1.2, 400 chosen
+MESSAGE_PROJECTS_LIMIT = "user projects limit of %d exceeded, got %d"       # notes 1.2 (422)
+MESSAGE_BRANCHES_LIMIT = "branches limit of %d exceeded, got %d"            # inferred (notes 3)
+MESSAGE_HISTORY_LIMIT = ('requested history retention seconds exceeds allowed maximum; '
+                         'requested_history_retention_seconds:"%d", max:"%d"')  # notes 1.2
+MESSAGE_PROJECT_REQUIRED = "invalid request: decode application/json: invalid: project (field required)"  # CASSETTE
+# Operations each call starts (notes 1.3; the restore and endpoint start/suspend/restart ones
+# are inferred): see the methods. Calls that would start none (a rename, set_as_default, a
+# start of an active compute...) answer "operations": [] and are never refused with 423.
+
+HISTORY_RETENTION_MAX = 2592000
+SUSPEND_TIMEOUT_RANGE = (-1, 604800)
+EXPIRY_MAX_US = 30 * 86400 * 1000000
+FORBIDDEN_DATABASES = ("postgres", "template0", "template1")
+ROLE_NAME_MAX = 63
+BRANCH_NAME_MAX = 256
+BRANCHES_LIMIT = (1, 10000, None)
+BRANCH_SORT_BY = ("updated_at", "created_at", "name")
+ENDPOINT_TYPES = ("read_write", "read_only")
+SEEDED_CHILD_NAMES = ("dev", "staging", "preview")
+DEFAULT_BRANCHES_LIMIT = 5000  # the owner block's branches_limit when no plan limit is set
+ZERO_DATE = "0001-01-01T00:00:00Z"
+FIRST_DATABASE_ID = 39724307
+
+
+class _PlanCheck:
+    """A stand-in project for validating scripted operation fields."""
+
+    id = "plan-check"
+    branches = [("br-plan-check", "ep-plan-check")]
+
+
+def _object(body, name, required=True):
+    value = body.get(name)
+    if value is None:
+        if required:
+            raise InvalidRequest("invalid request: decode application/json: invalid: %s (field required)" % name)
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidRequest("%s: must be an object" % name)
+    return value
+
+
+def _string(spec, name, high=256, required=False):
+    value = spec.get(name)
+    if value is None:
+        if required:
+            raise InvalidRequest("%s: field required" % name)
+        return None
+    if not isinstance(value, str) or not 1 <= len(value) <= high:
+        raise InvalidRequest("%s: must be a string of 1 to %d characters" % (name, high))
+    return value
+
+
+def _boolean(spec, name):
+    value = spec.get(name)
+    if value is not None and not isinstance(value, bool):
+        raise InvalidRequest("%s: must be true or false" % name)
+    return value
+
+
+def _integer(spec, name, low, high):
+    value = spec.get(name)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high):
+        raise InvalidRequest("%s: must be an integer from %d to %d" % (name, low, high))
+    return value
+
+
+def _compute_settings(spec):
+    """The compute fields shared by project defaults, endpoint create/update and branch endpoints."""
+    for name in ("autoscaling_limit_min_cu", "autoscaling_limit_max_cu"):
+        value = spec.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0.25):
+            raise InvalidRequest("%s: must be a number of at least 0.25" % name)
+    low, high = spec.get("autoscaling_limit_min_cu"), spec.get("autoscaling_limit_max_cu")
+    if low is not None and high is not None and low > high:
+        raise InvalidRequest("autoscaling_limit_min_cu: must not exceed autoscaling_limit_max_cu")
+    _integer(spec, "suspend_timeout_seconds", *SUSPEND_TIMEOUT_RANGE)
+    for name in ("settings", "pg_settings", "pgbouncer_settings"):
+        if spec.get(name) is not None and not isinstance(spec[name], dict):
+            raise InvalidRequest("%s: must be an object" % name)
+    return spec
+
+
+def _lsn(us):
+    """An LSN-shaped position (``0/1A2B3C4``), growing with time."""
+    return "0/%X" % ((us // 1000) % 0xFFFFFFFF)
+
+
+def _cursor(item, sort_by, sort_order):
+    raw = json.dumps({"branch_id": item["id"], "sort_by": sort_by, "sort_by_value": item[sort_by],
+                      "sort_order": sort_order.upper()})
+    return base64.b64encode(raw.encode()).decode()
+
+
+def _after_cursor(items, cursor, sort_by):
+    try:
+        data = json.loads(base64.b64decode(cursor.encode(), validate=True).decode())
+        branch_id = data["branch_id"]
+        if data["sort_by"] != sort_by:
+            raise ValueError("sort_by")
+    except (ValueError, KeyError, TypeError):
+        raise InvalidRequest("cursor: invalid value %r" % cursor) from None
+    position = next((i for i, item in enumerate(items) if item["id"] == branch_id), None)
+    if position is None:
+        raise InvalidRequest("cursor: unknown branch %r" % branch_id)
+    return items[position + 1:]
+
+
+class ProvisioningMixin:
+    """The provisioning half of State (see the module's text)."""
+
+    # ------------------------------------------------------------------ plumbing
+    def _reset_provisioning(self):
+        self.next_database_id = FIRST_DATABASE_ID
+
+    def check_operation_fields(self, fields):
+        """Validate the fields of a scripted operation (work.NextOperations) as start_operations does."""
+        self._build_operation(_PlanCheck(), dict(fields, branch_id="br-plan-check", endpoint_id=None), 0)
+
+    def _new_database_id(self):
+        self.next_database_id += 1
+        return self.next_database_id
+
+    def _resources(self, project):
+        """The project's branches and computes, provisioned from its skeleton on first use."""
+        if project.resources is not None:
+            return project.resources
+        resources = project.resources = Resources()
+        rng = random.Random(project.id)
+        now_us = self.now_us()
+        root = None
+        for index, (branch_id, endpoint_id) in enumerate(project.branches):
+            created_us = min(now_us, project.created_us + index * 3600 * 1000000)
+            if root is None:
+                branch = Branch(branch_id, project.id, "main", created_us, state="ready")
+                branch.default = True
+                role = Role(branch_id, "neondb_owner", new_password(), created_us)
+                branch.roles[role.name] = role
+                branch.databases["neondb"] = Database(self._new_database_id(), branch_id, "neondb", role.name,
+                                                      created_us)
+                root = branch
+            else:
+                name = SEEDED_CHILD_NAMES[index - 1] if index <= len(SEEDED_CHILD_NAMES) else "dev-%d" % index
+                branch = Branch(branch_id, project.id, name, created_us, root, _lsn(created_us), created_us,
+                                state="ready")
+                self._copy_catalog(root, branch, created_us)
+            resources.branches[branch_id] = branch
+            if endpoint_id:
+                endpoint = Endpoint(endpoint_id, project, branch_id, "read_write", created_us, {}, state="idle")
+                endpoint.suspended_us = created_us + rng.randint(60, 3600) * 1000000
+                resources.endpoints[endpoint_id] = endpoint
+        return resources
+
+    def _copy_catalog(self, source, branch, now_us, fresh_passwords=False):
+        """``branch`` gets ``source``'s roles and databases (new passwords if ``fresh_passwords``)."""
+        branch.roles = {name: role.copy_to(branch.id, now_us, new_password() if fresh_passwords else None)
+                        for name, role in source.roles.items()}
+        branch.databases = {name: Database(self._new_database_id(), branch.id, name, db.owner_name, now_us)
+                            for name, db in source.databases.items()}
+
+    def _check_unlocked(self, project, now_us):
+        """423 while any operation of the project is in progress (notes 1.3; real-api-notes "Errors")."""
+        if any(not op.is_done(now_us) for op in reversed(project.ops)):
+            raise Locked(MESSAGE_LOCKED)
+
+    def _start(self, project, items):
+        """Start operations ``[(action, branch_id, endpoint_id), ...]`` now; answers the Operations."""
+        created_us = self.now_us()
+        ops = []
+        for action, branch_id, endpoint_id in items:
+            created_us = project.unique_time(created_us)
+            scripted = self.next_operations.take(project.id, action)
+            op = self._build_operation(project, operation_spec(action, branch_id, endpoint_id, scripted), created_us)
+            project.add_operation(op)
+            ops.append(op)
+            created_us += 1
+        return ops
+
+    def _rendered(self, ops):
+        now_us = self.now_us()
+        return [op.render(now_us) for op in ops]
+
+    def _branch(self, project, branch_id, message="branch not found"):
+        branch = self._resources(project).branches.get(branch_id)
+        if branch is None:
+            raise NotFound(message)
+        return branch
+
+    def _endpoint(self, project, endpoint_id):
+        endpoint = self._resources(project).endpoints.get(endpoint_id)
+        if endpoint is None:
+            raise NotFound("endpoint not found")
+        return endpoint
+
+    def _compute_state(self, project, endpoint, now_us):
+        """The compute's state now; an active compute suspends itself after its suspend timeout,
+        with a ``suspend_compute`` operation dated then (as the control plane does)."""
+        state = endpoint.state.settle(now_us)
+        after_us = endpoint.suspend_after_us()
+        if state == "active" and endpoint.state.op is None and after_us is not None \
+                and now_us >= endpoint.state.since_us + after_us:
+            when_us = project.unique_time(endpoint.state.since_us + after_us)
+            scheduling, duration = 0.1, 0.5
+            op = self._build_operation(project, {"action": "suspend_compute", "branch_id": endpoint.branch_id,
+                                                 "endpoint_id": endpoint.id, "duration": duration,
+                                                 "scheduling": scheduling}, when_us)
+            project.add_operation(op)
+            endpoint.state.start("idle", op)
+            endpoint.suspended_us = op.end_us
+            state = endpoint.state.settle(now_us)
+        return state
+
+    def _render_endpoint(self, project, endpoint, now_us):
+        self._compute_state(project, endpoint, now_us)
+        return endpoint.render(now_us)
+
+    def _config_ops(self, project, branch, now_us):
+        """What a change of roles, databases or compute settings starts: ``apply_config`` on the
+        branch's read_write compute, then ``suspend_compute`` if it was idle (notes 1.3). None
+        without a compute (inferred: the change waits for the next start)."""
+        endpoint = self._resources(project).read_write_endpoint(branch.id)
+        if endpoint is None:
+            return []
+        items = [("apply_config", branch.id, endpoint.id)]
+        if self._compute_state(project, endpoint, now_us) == "idle":
+            items.append(("suspend_compute", branch.id, endpoint.id))
+        return items
+
+    def _run(self, project, items, now_us):
+        """Start ``items`` unless the project is locked (nothing to start: never locked)."""
+        if not items:
+            return []
+        self._check_unlocked(project, now_us)
+        return self._start(project, items)
+
+    def _check_suspend_timeout(self, spec):
+        if spec.get("suspend_timeout_seconds") not in (None, 0) and not self.limits["suspend_timeout_changeable"]:
+            raise InvalidRequest(MESSAGE_SUSPEND_NOT_ALLOWED)
+
+    def _check_history(self, spec):
+        value = _integer(spec, "history_retention_seconds", 0, HISTORY_RETENTION_MAX)
+        limit = self.limits["max_history_retention_seconds"]
+        if value is not None and limit is not None and value > limit:
+            raise InvalidRequest(MESSAGE_HISTORY_LIMIT % (value, limit))
+        return value
+
+    # ------------------------------------------------------------------ projects
+    def _project_detail(self, project, live=False):
+        """The Project object (SPEC): list fields, usage counters, consumption period; GET adds the owner."""
+        item = dict(project.render())
+        item.update({"data_storage_bytes_hour": 0, "data_transfer_bytes": 0, "written_data_bytes": 0,
+                     "compute_time_seconds": 0, "active_time_seconds": item.get("active_time", 0),
+                     "consumption_period_start": ZERO_DATE, "consumption_period_end": ZERO_DATE})
+        if live:
+            now_us = self.now_us()
+            item["consumption_period_start"] = iso_seconds(now_us - now_us % (86400 * 1000000))
+            item["consumption_period_end"] = item.get("quota_reset_at", iso_seconds(now_us))
+            owner = self.users.get(project.owner_id)
+            org = self.organizations.get(project.org_id) if project.org_id else None
+            if owner is not None:
+                item["owner"] = {"email": owner.email, "name": owner.name,
+                                 "branches_limit": self.limits["max_branches"] or DEFAULT_BRANCHES_LIMIT,
+                                 "subscription_type": org.plan if org is not None else "free"}
+        return item
+
+    def api_get_project(self, key, project_id):
+        with self.lock:
+            return {"project": self._project_detail(self._reachable(key, project_id), live=True)}
+
+    def _owner_of_new_project(self, key, org_id):
+        """(owner user id, org id or None) of a project ``key`` creates, or the refusal."""
+        if key.kind == PROJECT_KEY:
+            raise Forbidden(access.MESSAGE_PROJECT_KEY)
+        if key.kind != PERSONAL_KEY:
+            if org_id is not None and org_id != key.org_id:
+                raise Forbidden(access.MESSAGE_OTHER_ORG)
+            org = self.organizations[key.org_id]
+            return (org.admins() or [key.owner_id])[0], key.org_id
+        if org_id is not None:
+            access.organization_role(self, key, org_id)
+            return key.owner_id, org_id
+        if access.org_id_required(self, self.users[key.owner_id]):
+            raise InvalidRequest(access.MESSAGE_ORG_ID_REQUIRED)
+        return key.owner_id, None
+
+    def _check_projects_limit(self, owner_id, org_id):
+        limit = self.limits["max_projects"]
+        if limit is None:
+            return
+        if org_id is not None:
+            count = sum(1 for p in self.projects.values() if p.org_id == org_id)
+        else:
+            count = sum(1 for p in self.projects.values() if p.org_id is None and p.owner_id == owner_id)
+        if count >= limit:
+            raise with_code(Unprocessable(MESSAGE_PROJECTS_LIMIT % (limit, count)), "PROJECTS_LIMIT_EXCEEDED")
+
+    def api_create_project(self, key, body):
+        """POST /projects (notes 2.1): the project, its default branch, a read_write compute, a role
+        with a password and a database it owns; operations ``create_timeline`` and ``start_compute``."""
+        spec = _object(body, "project")
+        name = _string(spec, "name")
+        region_id = _string(spec, "region_id", 60) or "aws-us-east-2"
+        if region_id not in seed.REGIONS:
+            raise InvalidRequest("region_id: unsupported region %r" % region_id)
+        pg_version = _integer(spec, "pg_version", 14, 18) or 17
+        org_id = _string(spec, "org_id", 60)
+        store_passwords = _boolean(spec, "store_passwords")
+        defaults = _compute_settings(dict(_object(spec, "default_endpoint_settings", required=False)))
+        for old in ("autoscaling_limit_min_cu", "autoscaling_limit_max_cu"):  # deprecated top-level aliases
+            if old in spec:
+                defaults.setdefault(old, spec[old])
+        _compute_settings(defaults)
+        settings = _object(spec, "settings", required=False)
+        branch_spec = _object(spec, "branch", required=False)
+        branch_name = _string(branch_spec, "name", BRANCH_NAME_MAX) or "main"
+        database_name = _string(branch_spec, "database_name", 63) or "neondb"
+        role_name = _string(branch_spec, "role_name", ROLE_NAME_MAX) or "%s_owner" % database_name
+        if database_name in FORBIDDEN_DATABASES:
+            raise InvalidRequest("database_name: %r is reserved" % database_name)
+        with self.lock:
+            history = self._check_history(spec)
+            if not self.limits["suspend_timeout_changeable"]:
+                defaults["suspend_timeout_seconds"] = 0  # silently, as on the free plan (notes 1.2)
+            owner_id, org_id = self._owner_of_new_project(key, org_id)
+            self._check_projects_limit(owner_id, org_id)
+            project = self._add_project(random.SystemRandom(), name, region_id, pg_version, org_id, owner_id)
+            data = project.data
+            data["default_endpoint_settings"] = dict({"autoscaling_limit_min_cu": 0.25,
+                                                      "autoscaling_limit_max_cu": 0.25,
+                                                      "suspend_timeout_seconds": 0}, **defaults)
+            data["settings"] = dict(data["settings"], **settings)
+            data.update(history_retention_seconds=86400 if history is None else history,
+                        store_passwords=True if store_passwords is None else store_passwords,
+                        branch_logical_size_limit=512, branch_logical_size_limit_bytes=512 * 1024 * 1024,
+                        provisioner=spec.get("provisioner") or "k8s-neonvm")
+            branch_id, endpoint_id = project.branches[0]
+            now_us = project.created_us
+            resources = project.resources = Resources()
+            branch = Branch(branch_id, project.id, branch_name, now_us, creation_source="api")
+            branch.default = True
+            role = Role(branch_id, role_name, new_password(), now_us)
+            branch.roles[role_name] = role
+            database = Database(self._new_database_id(), branch_id, database_name, role_name, now_us)
+            branch.databases[database_name] = database
+            resources.branches[branch_id] = branch
+            endpoint = Endpoint(endpoint_id, project, branch_id, "read_write", now_us, {}, creation_source="api")
+            resources.endpoints[endpoint_id] = endpoint
+            ops = self._start(project, [("create_timeline", branch_id, None),
+                                        ("start_compute", branch_id, endpoint_id)])
+            branch.state.start("ready", ops[0])
+            endpoint.state.start("active", ops[1], fallback="idle")
+            now_us = self.now_us()
+            password = role.password.settle(now_us)
+            return {
+                "project": self._project_detail(project),
+                "connection_uris": [connection_details(role_name, password, endpoint, database_name)],
+                "roles": [role.render(now_us, password)],
+                "databases": [database.render(now_us)],
+                "operations": self._rendered(ops),
+                "branch": branch.render(now_us),
+                "endpoints": [endpoint.render(now_us)],
+            }
+
+    def api_update_project(self, key, project_id, body):
+        """PATCH /projects/{id} (notes 2.3): ``apply_storage_config`` when the history retention
+        changes; turning logical replication on suspends the active computes (inferred)."""
+        spec = _object(body, "project")
+        name = _string(spec, "name")
+        defaults = _compute_settings(dict(_object(spec, "default_endpoint_settings", required=False)))
+        settings = _object(spec, "settings", required=False)
+        with self.lock:
+            project = self._reachable(key, project_id)
+            history = self._check_history(spec)
+            now_us = self.now_us()
+            resources = self._resources(project)
+            default = resources.default_branch()
+            items = []
+            if history is not None and history != project.data.get("history_retention_seconds"):
+                items.append(("apply_storage_config", default.id, None))
+            if settings.get("enable_logical_replication") and \
+                    not project.data["settings"].get("enable_logical_replication"):
+                items.extend(("suspend_compute", ep.branch_id, ep.id) for ep in resources.endpoints.values()
+                             if self._compute_state(project, ep, now_us) == "active")
+            ops = self._run(project, items, now_us)
+            for op in ops:
+                if op.action == "suspend_compute":
+                    resources.endpoints[op.endpoint_id].state.start("idle", op)
+            if name is not None:
+                project.data["name"] = name
+            if history is not None:
+                project.data["history_retention_seconds"] = history
+            if defaults:
+                project.data["default_endpoint_settings"] = dict(project.data["default_endpoint_settings"],
+                                                                 **defaults)
+            if settings:
+                project.data["settings"] = dict(project.data["settings"], **settings)
+            project.data["updated_at"] = iso_seconds(now_us)
+            return {"project": self._project_detail(project), "operations": self._rendered(ops)}
+
+    def api_delete_project(self, key, project_id):
+        """DELETE /projects/{id} (notes 2.4): 200 ``{project}`` without operations; not for a
+        project-scoped key, nor for a project with protected branches."""
+        with self.lock:
+            project = self._reachable(key, project_id)
+            if key is not None and key.kind == PROJECT_KEY:
+                raise Forbidden(access.MESSAGE_PROJECT_KEY)
+            if any(b.protected for b in self._resources(project).branches.values()):
+                raise InvalidRequest(MESSAGE_DELETE_PROTECTED_PROJECT)
+            detail = self._project_detail(project)
+            del self.projects[project.id]
+            self.project_order.remove(project)
+            self.unavailable.pop(project.id, None)
+            return {"project": detail}
+
+    def set_store_passwords(self, project_id, value):
+        """Control API: whether the project stores role passwords (reveal_password answers 412 if not)."""
+        if not isinstance(value, bool):
+            raise InvalidRequest("store_passwords: must be true or false")
+        with self.lock:
+            project = self._project(project_id)
+            project.data["store_passwords"] = value
+            return self._project_detail(project)
+
+    # ------------------------------------------------------------------ branches
+    def api_list_branches(self, key, project_id, args):
+        """GET /projects/{id}/branches (notes 3.2): search, sort_by, sort_order, cursor, limit."""
+        sort_by = args.get("sort_by") or "updated_at"
+        if sort_by not in BRANCH_SORT_BY:
+            raise InvalidRequest("sort_by: must be one of %s" % ", ".join(BRANCH_SORT_BY))
+        sort_order = (args.get("sort_order") or "desc").lower()
+        if sort_order not in ("asc", "desc"):
+            raise InvalidRequest("sort_order: must be asc or desc")
+        limit, cursor, search = args.get("limit"), args.get("cursor") or None, args.get("search") or None
+        with self.lock:
+            project = self._reachable(key, project_id)
+            now_us = self.now_us()
+            items = [b.render(now_us) for b in self._resources(project).branches.values()]
+            if search:
+                needle = search.lower()
+                items = [b for b in items if needle in b["name"].lower() or needle in b["id"].lower()]
+            items.sort(key=lambda item: (item[sort_by], item["id"]), reverse=sort_order == "desc")
+            answer = {"branches": items, "annotations": {}}
+            if limit is None and cursor is None:
+                return answer
+            if cursor is not None:
+                items = _after_cursor(items, cursor, sort_by)
+            if limit is not None:
+                items = items[:limit]
+            answer["branches"] = items
+            # a cursor even on the last page, as the other listings (real-api-notes "Pagination"): inferred
+            answer["pagination"] = {"sort_by": sort_by, "sort_order": sort_order.upper()}
+            if items:
+                answer["pagination"]["next"] = _cursor(items[-1], sort_by, sort_order)
+            return answer
+
+    def api_count_branches(self, key, project_id, search):
+        with self.lock:
+            project = self._reachable(key, project_id)
+            needle = (search or "").lower()
+            return {"count": sum(1 for b in self._resources(project).branches.values()
+                                 if needle in b.name.lower() or needle in b.id.lower())}
+
+    def api_get_branch(self, key, project_id, branch_id):
+        with self.lock:
+            project = self._reachable(key, project_id)
+            branch = self._branch(project, branch_id)
+            return {"branch": branch.render(self.now_us()),
+                    "annotation": {"object": {"type": "console/branch", "id": branch.id}, "value": {}}}
+
+    def _check_branch_name(self, project, name, branch=None):
+        for other in self._resources(project).branches.values():
+            if other.name == name and other is not branch:
+                raise Conflict(MESSAGE_BRANCH_EXISTS % name)
+
+    def _expiry(self, spec, now_us, branch=None):
+        """(present, expires_us or None) from ``expires_at`` (notes 3.1, DOC-EXP)."""
+        if "expires_at" not in spec:
+            return False, None
+        value = spec["expires_at"]
+        if value is None:
+            return True, None
+        try:
+            expires_us = parse_timestamp(value) if isinstance(value, str) else None
+        except ValueError:
+            expires_us = None
+        if expires_us is None:
+            raise InvalidRequest("expires_at: must be an RFC 3339 timestamp or null")
+        if expires_us <= now_us or expires_us > now_us + EXPIRY_MAX_US:
+            raise InvalidRequest("expires_at: must be in the future and at most 30 days ahead")
+        if spec.get("protected") or (branch is not None and branch.protected and spec.get("protected") is not False):
+            raise with_code(InvalidRequest(MESSAGE_PROTECTED_EXPIRY), CODE_PROTECTED_EXPIRY)
+        return True, expires_us
+
+    def _branch_endpoints_spec(self, body):
+        specs = body.get("endpoints") or []
+        if not isinstance(specs, list) or not all(isinstance(spec, dict) for spec in specs):
+            raise InvalidRequest("endpoints: must be a list of objects")
+        for spec in specs:
+            if spec.get("type") not in ENDPOINT_TYPES:
+                raise InvalidRequest("endpoints[].type: must be read_write or read_only")
+            _compute_settings(spec)
+            self._check_suspend_timeout(spec)
+        if sum(1 for spec in specs if spec["type"] == "read_write") > 1:
+            raise InvalidRequest("endpoints: a branch has at most one read_write endpoint")
+        return specs
+
+    def api_create_branch(self, key, project_id, body):
+        """POST /projects/{id}/branches (notes 3.1): ``create_branch``, then ``start_compute`` per compute."""
+        spec = _object(body, "branch", required=False)
+        endpoint_specs = self._branch_endpoints_spec(body)
+        name = _string(spec, "name", BRANCH_NAME_MAX)
+        protected = bool(_boolean(spec, "protected"))
+        parent_lsn = _string(spec, "parent_lsn", 40)
+        if parent_lsn is not None and "/" not in parent_lsn:
+            raise InvalidRequest("parent_lsn: must look like 0/1A2B3C4")
+        if parent_lsn is not None and spec.get("parent_timestamp") is not None:
+            raise InvalidRequest("parent_lsn and parent_timestamp: give at most one")
+        with self.lock:
+            project = self._reachable(key, project_id)
+            now_us = self.now_us()
+            resources = self._resources(project)
+            has_expiry, expires_us = self._expiry(spec, now_us)
+            parent_id = _string(spec, "parent_id", 60)
+            parent = self._branch(project, parent_id, "parent branch not found") if parent_id \
+                else resources.default_branch()
+            if parent.expires_us is not None:
+                raise InvalidRequest("an expiring branch cannot be a parent")
+            parent_us = now_us
+            if spec.get("parent_timestamp") is not None:
+                try:
+                    parent_us = parse_timestamp(spec["parent_timestamp"])
+                except (TypeError, ValueError):
+                    raise InvalidRequest("parent_timestamp: must be an RFC 3339 timestamp") from None
+                oldest_us = now_us - project.data.get("history_retention_seconds", 86400) * 1000000
+                if not max(oldest_us, parent.created_us) <= parent_us <= now_us:
+                    raise InvalidRequest("parent_timestamp: must be within the project's history retention")
+            if name is not None:
+                self._check_branch_name(project, name)
+            limit = self.limits["max_branches"]
+            if limit is not None and len(resources.branches) >= limit:
+                raise with_code(Unprocessable(MESSAGE_BRANCHES_LIMIT % (limit, len(resources.branches))),
+                                "BRANCHES_LIMIT_EXCEEDED")
+            self._check_unlocked(project, now_us)
+            rng = random.SystemRandom()
+            branch_id = ids.branch_id(rng)
+            branch = Branch(branch_id, project.id, name or branch_id, now_us, parent, parent_lsn or _lsn(parent_us),
+                            parent_us, creation_source="api")
+            branch.protected = protected
+            if has_expiry:
+                branch.expires_us = expires_us
+                branch.ttl_seconds = None if expires_us is None else (expires_us - now_us) // 1000000
+            # a protected parent's children get fresh passwords (notes 1.4, DOC-PROT)
+            self._copy_catalog(parent, branch, now_us, fresh_passwords=parent.protected)
+            resources.branches[branch_id] = branch
+            endpoints = []
+            for endpoint_spec in endpoint_specs:
+                endpoint = Endpoint(ids.endpoint_id(rng), project, branch_id, endpoint_spec["type"], now_us,
+                                    endpoint_spec, creation_source="api")
+                resources.endpoints[endpoint.id] = endpoint
+                endpoints.append(endpoint)
+            ops = self._start(project, [("create_branch", branch_id, None)]
+                              + [("start_compute", branch_id, ep.id) for ep in endpoints])
+            branch.state.start("ready", ops[0])
+            for endpoint, op in zip(endpoints, ops[1:]):
+                endpoint.state.start("active", op, fallback="idle")
+            now_us = self.now_us()
+            answer = {
+                "branch": branch.render(now_us),
+                "endpoints": [ep.render(now_us) for ep in endpoints],
+                "operations": self._rendered(ops),
+                "roles": [role.render(now_us) for role in branch.roles.values()],
+                "databases": [db.render(now_us) for db in branch.databases.values()],
+            }
+            read_write = resources.read_write_endpoint(branch_id)
+            # omitted when the parent has more than one role or database (SPEC ConnectionDetails), or no compute
+            if read_write is not None and len(branch.roles) == 1 and len(branch.databases) == 1:
+                role, database = next(iter(branch.roles.values())), next(iter(branch.databases.values()))
+                answer["connection_uris"] = [connection_details(role.name, role.password.settle(now_us), read_write,
+                                                                database.name)]
+            return answer
+
+    def api_update_branch(self, key, project_id, branch_id, body):
+        """PATCH .../branches/{id} (notes 3.3): name, protected, expires_at; no operations (inferred)."""
+        spec = _object(body, "branch")
+        name = _string(spec, "name", BRANCH_NAME_MAX)
+        protected = _boolean(spec, "protected")
+        with self.lock:
+            project = self._reachable(key, project_id)
+            branch = self._branch(project, branch_id)
+            now_us = self.now_us()
+            if name is not None:
+                if name == branch.name:
+                    raise InvalidRequest(MESSAGE_SAME_NAME)
+                self._check_branch_name(project, name, branch)
+            has_expiry, expires_us = self._expiry(spec, now_us, branch)
+            if protected and branch.expires_us is not None and not has_expiry:
+                raise with_code(InvalidRequest(MESSAGE_PROTECTED_EXPIRY), CODE_PROTECTED_EXPIRY)
+            if expires_us is not None:
+                if branch.default:
+                    raise InvalidRequest("the default branch cannot have an expiration date")
+                if self._resources(project).children(branch.id):
+                    raise InvalidRequest("a branch with children cannot have an expiration date")
+            if name is not None:
+                branch.name = name
+            if protected is not None:
+                branch.protected = protected
+            if has_expiry:
+                branch.expires_us = expires_us
+                branch.ttl_seconds = None if expires_us is None else (expires_us - now_us) // 1000000
+            branch.updated_us = now_us
+            return {"branch": branch.render(now_us), "operations": []}
+
+    def api_delete_branch(self, key, project_id, branch_id):
+        """DELETE .../branches/{id} (notes 3.4): 204 if absent; ``suspend_compute`` per active compute,
+        then ``delete_timeline``. The branch and its computes are gone from the listings at once."""
+        with self.lock:
+            project = self._reachable(key, project_id)
+            resources = self._resources(project)
+            branch = resources.branches.get(branch_id)
+            if branch is None:
+                return None
+            if branch.default:
+                raise InvalidRequest(MESSAGE_DELETE_DEFAULT)
+            if branch.protected:
+                raise InvalidRequest(MESSAGE_DELETE_PROTECTED)
+            if resources.children(branch.id):
+                raise InvalidRequest(MESSAGE_DELETE_PARENT)
+            now_us = self.now_us()
+            endpoints = resources.endpoints_of(branch.id)
+            items = [("suspend_compute", branch.id, ep.id) for ep in endpoints
+                     if self._compute_state(project, ep, now_us) == "active"]
+            ops = self._run(project, items + [("delete_timeline", branch.id, None)], now_us)
+            for endpoint in endpoints:
+                del resources.endpoints[endpoint.id]
+            del resources.branches[branch.id]
+            return {"branch": branch.render(now_us), "operations": self._rendered(ops)}
+
+    def api_set_default_branch(self, key, project_id, branch_id):
+        """POST .../branches/{id}/set_as_default (notes 3.5); no operations (inferred)."""
+        with self.lock:
+            project = self._reachable(key, project_id)
+            branch = self._branch(project, branch_id)
+            if branch.expires_us is not None:
+                raise InvalidRequest("an expiring branch cannot be the default branch")
+            now_us = self.now_us()
+            for other in self._resources(project).branches.values():
+                if other.default and other is not branch:
+                    other.default, other.updated_us = False, now_us
+            branch.default, branch.updated_us = True, now_us
+            return {"branch": branch.render(now_us), "operations": []}
+
+    def api_restore_branch(self, key, project_id, branch_id, body):
+        """POST .../branches/{id}/restore (notes 3.5). The branch takes the source's data (roles and
+        databases, with their passwords), its state is ``resetting`` until the operations end, its
+        expiry restarts. Operations (inferred): ``create_timeline``, then ``start_compute`` of its
+        read_write compute, which keeps its id and host."""
+        source_id = _string(body, "source_branch_id", 60, required=True)
+        source_lsn = _string(body, "source_lsn", 40)
+        source_timestamp = body.get("source_timestamp")
+        preserve = _string(body, "preserve_under_name", BRANCH_NAME_MAX)
+        with self.lock:
+            project = self._reachable(key, project_id)
+            resources = self._resources(project)
+            branch = self._branch(project, branch_id)
+            source = self._branch(project, source_id)
+            if branch.protected:
+                raise InvalidRequest(MESSAGE_RESET_PROTECTED)
+            if source is branch and source_lsn is None and source_timestamp is None:
+                raise InvalidRequest("source_lsn or source_timestamp: required to restore a branch from itself")
+            children = resources.children(branch.id)
+            if (source is branch or children) and preserve is None:
+                raise InvalidRequest("preserve_under_name: required when the branch has children or is its own source")
+            now_us = self.now_us()
+            if preserve is not None:
+                self._check_branch_name(project, preserve)
+            endpoint = resources.read_write_endpoint(branch.id)
+            items = [("create_timeline", branch.id, None)]
+            if endpoint is not None:
+                items.append(("start_compute", branch.id, endpoint.id))
+            ops = self._run(project, items, now_us)
+            if preserve is not None:
+                kept = Branch(ids.branch_id(random.SystemRandom()), project.id, preserve, now_us, branch,
+                              _lsn(now_us), now_us, state="ready", creation_source="api")
+                kept.parent_id = branch.parent_id
+                kept.roles, kept.databases = branch.roles, branch.databases
+                for role in kept.roles.values():
+                    role.branch_id = kept.id
+                for database in kept.databases.values():
+                    database.branch_id = kept.id
+                resources.branches[kept.id] = kept
+                for child in children:
+                    child.parent_id = kept.id
+            if source is not branch:
+                self._copy_catalog(source, branch, now_us)
+                branch.parent_id = source.id
+            branch.parent_lsn = source_lsn or _lsn(now_us)
+            branch.parent_timestamp_us = parse_timestamp(source_timestamp) if isinstance(source_timestamp, str) \
+                else now_us
+            branch.last_reset_us = branch.updated_us = now_us
+            if branch.ttl_seconds is not None:
+                branch.expires_us = now_us + branch.ttl_seconds * 1000000
+            branch.state.set("resetting", now_us)
+            branch.state.start("ready", ops[0], fallback="ready")
+            if endpoint is not None:
+                endpoint.state.start("active", ops[-1], fallback="idle")
+            return {"branch": branch.render(now_us), "operations": self._rendered(ops)}
