@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from werkzeug.routing import Rule
 
-from .web import API_PREFIX, int_arg, json_body
 from .provisioning import BRANCHES_LIMIT
+from .web import API_PREFIX, int_arg, json_body
 
 PROJECT = API_PREFIX + "/projects/<project_id>"
 BRANCH = PROJECT + "/branches/<branch_id>"

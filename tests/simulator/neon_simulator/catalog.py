@@ -80,7 +80,7 @@ class CatalogMixin:
             del getattr(branch, attribute)[name]
             return {answer_key: item.render(now_us), "operations": self._rendered(ops)}
 
-    def _changed(self, project, branch, answer_key, item, ops, password=None):
+    def _changed(self, answer_key, item, ops, password=None):
         now_us = self.now_us()
         rendered = item.render(now_us, password) if password is not None else item.render(now_us)
         return {answer_key: rendered, "operations": self._rendered(ops)}
@@ -99,7 +99,7 @@ class CatalogMixin:
             ops = self._run(project, self._config_ops(project, branch, now_us), now_us)
             role = Role(branch.id, name, new_password(), now_us)
             branch.roles[name] = role
-            return self._changed(project, branch, "role", role, ops, role.password.value)
+            return self._changed("role", role, ops, role.password.value)
 
     def _stored_passwords(self, project):
         if not project.data.get("store_passwords", True):
@@ -127,7 +127,7 @@ class CatalogMixin:
             else:
                 role.password.set(password, now_us)
             role.updated_us = now_us
-            return self._changed(project, branch, "role", role, ops, password)
+            return self._changed("role", role, ops, password)
 
     def password_valid(self, project_id, branch_id, role_name, password):
         """Control API: whether ``password`` lets ``role_name`` log in to the branch now."""
@@ -152,7 +152,7 @@ class CatalogMixin:
             ops = self._run(project, self._config_ops(project, branch, now_us), now_us)
             database = Database(self._new_database_id(), branch.id, name, owner_name, now_us)
             branch.databases[name] = database
-            return self._changed(project, branch, "database", database, ops)
+            return self._changed("database", database, ops)
 
     def api_update_database(self, key, project_id, branch_id, name, body):
         """PATCH .../databases/{name}: rename and/or change the owner."""
@@ -177,7 +177,7 @@ class CatalogMixin:
             if owner_name is not None:
                 database.owner_name = owner_name
             database.updated_us = now_us
-            return self._changed(project, branch, "database", database, ops)
+            return self._changed("database", database, ops)
 
     # ------------------------------------------------------------------ connection URI
     def api_connection_uri(self, key, project_id, args):

@@ -148,14 +148,14 @@ class ComputesMixin:
             state = self._compute_state(project, endpoint, now_us)
             if endpoint.disabled and action != "suspend":
                 raise InvalidRequest(MESSAGE_DISABLED)
-            ids_ = (endpoint.branch_id, endpoint.id)
+            where = (endpoint.branch_id, endpoint.id)
             items = []
             if action == "suspend" and state != "idle":
-                items = [("suspend_compute",) + ids_]
+                items = [("suspend_compute",) + where]
             elif action == "start" and state != "active":
-                items = [("start_compute",) + ids_]
+                items = [("start_compute",) + where]
             elif action == "restart":
-                items = ([("suspend_compute",) + ids_] if state != "idle" else []) + [("start_compute",) + ids_]
+                items = ([("suspend_compute",) + where] if state != "idle" else []) + [("start_compute",) + where]
             ops = self._run(project, items, now_us)
             if ops:
                 suspending = ops[-1].action == "suspend_compute"

@@ -25,10 +25,9 @@ import random
 
 from . import access, ids, seed
 from .clock import iso_seconds, parse_timestamp
-from .errors import Conflict, Forbidden, InvalidRequest, Locked, NotFound, PreconditionFailed, Unprocessable, with_code
+from .errors import Conflict, Forbidden, InvalidRequest, Locked, NotFound, Unprocessable, with_code
 from .model import PERSONAL_KEY, PROJECT_KEY
-from .resources import (Branch, Database, Endpoint, Resources, Role, connection_details, connection_uri,
-                        new_password)
+from .resources import Branch, Database, Endpoint, Resources, Role, connection_details, new_password
 from .work import MESSAGE_LOCKED, operation_spec
 
 # ---------------------------------------------------------------------- CHOICES (inferred, one place)
