@@ -139,6 +139,9 @@ class BranchTask:
     # ------------------------------------------------------------------------------------------ absent
 
     def absent(self):
+        return self.task.run(self._absent)
+
+    def _absent(self):
         try:
             branches, current = self._find()
         except Refusal as refusal:
@@ -173,6 +176,9 @@ class BranchTask:
     # ------------------------------------------------------------------------------------------ present
 
     def present(self, options, compute, reset_from_parent):
+        return self.task.run(self._present, options, compute, reset_from_parent)
+
+    def _present(self, options, compute, reset_from_parent):
         """``options``: the BRANCH fields asked for; ``compute``: True, False or a dict of COMPUTE settings."""
         found = None
         for _round in range(2):

@@ -95,6 +95,9 @@ class ProjectTask:
     # ------------------------------------------------------------------------------------------ absent
 
     def absent(self):
+        return self.task.run(self._absent)
+
+    def _absent(self):
         try:
             current = self._find()
         except Refusal as refusal:
@@ -122,6 +125,9 @@ class ProjectTask:
     # ------------------------------------------------------------------------------------------ present
 
     def present(self, options):
+        return self.task.run(self._present, options)
+
+    def _present(self, options):
         try:
             current = self._find()
             if current is None and self.project_id is not None:

@@ -116,6 +116,15 @@ class ResourceTask:
         fields = {"error": error.to_dict()} if error is not None else {}
         return TaskFailure(msg, cause=error, **self.result(**fields))
 
+    def run(self, work, *args):
+        """``work(*args)``, with any request error after a change turned into a failure that keeps what was done."""
+        try:
+            return work(*args)
+        except NeonAPIError as error:
+            if not self.changed:
+                raise
+            raise self.failure(error.describe(), error)
+
     # ------------------------------------------------------------------------------------------ acting
 
     def remaining(self):

@@ -478,3 +478,30 @@ def test_connection_details_use_the_read_write_compute_and_its_pooler(neon):
     assert details["host"] == compute["host"].replace(".", "-pooler.", 1)
     assert (details["role"], details["database"], details["password"], details["port"]) == (
         "neondb_owner", "neondb", PASSWORD, 5432)
+
+
+def test_request_error_after_a_create_still_reports_the_change(neon):
+    project_id = neon.add_project()
+    neon.faults.append(("POST", "/branches", "carried-out-then-reset"))
+    neon.faults.extend([("GET", "/endpoints", make_response(400, {"code": "", "message": "bad request"}))])
+    with pytest.raises(TaskFailure) as caught:
+        branch_task(neon).present(options(name="pr-1"), True, False)
+    assert caught.value.result["changed"] is True
+    assert caught.value.result["branch"]["name"] == "pr-1"
+    assert "HTTP 400: bad request" in caught.value.msg
+    assert "Changed by this task so far: branch 'pr-1' was created" in caught.value.msg
+    assert [b["name"] for b in neon.branches[project_id]].count("pr-1") == 1
+
+
+def test_branch_deleted_meanwhile_answers_204_and_the_task_changes_nothing(neon):
+    project_id = neon.add_project()
+    branch = neon.add_branch(project_id, "pr-1")
+
+    def other_run_deleted_it():
+        neon.branches[project_id].remove(branch)
+        return make_response(204)
+
+    neon.faults.append(("DELETE", branch["id"], Lazy(other_run_deleted_it)))
+    result = branch_task(neon).absent()
+    assert result["changed"] is False
+    assert result["operations"] == []
