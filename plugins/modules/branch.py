@@ -106,7 +106,7 @@ EXAMPLES = r"""
     project_id: shiny-river-12345678
     name: pr-42
     parent: main
-    expires_at: "{{ '%Y-%m-%dT%H:%M:%SZ' | strftime(now(utc=true).timestamp() + 7 * 86400) }}"
+    expires_at: "{{ '%Y-%m-%dT%H:%M:%SZ' | strftime(now().timestamp() + 7 * 86400, utc=true) }}"
   register: preview
 
 - name: Show the host of its read-write compute
@@ -193,7 +193,7 @@ endpoints:
     autoscaling_limit_max_cu:
       description: The most compute units.
       type: float
-      sample: 2
+      sample: 2.0
 connection_uri:
   description:
     - The connection URI the service gives with a new branch, password included - only when the parent has one
@@ -235,6 +235,7 @@ def compute_option(neon, value):
         return boolean(value, strict=True)
     except TypeError:
         neon.fail("compute must be true, false or a dict of min_cu, max_cu and suspend_timeout_seconds")
+    return None
 
 
 def run(neon):

@@ -55,7 +55,7 @@ EXAMPLES = r"""
 - name: Its read-write compute's host
   ansible.builtin.debug:
     msg: "{{ pr.branches[0].endpoints[0].host }}"
-  when: pr.branches and pr.branches[0].endpoints
+  when: pr.branches | length > 0 and pr.branches[0].endpoints | length > 0
 """
 
 RETURN = r"""
