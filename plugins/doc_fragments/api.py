@@ -126,6 +126,29 @@ options:
       - name: NEON_CA_PATH
 """
 
+    # For the modules that change resources (project, branch): waiting for the operations they start.
+    WAIT = r"""
+options:
+  wait:
+    description:
+      - Wait until every operation the task started has ended, so that what it made can be used right away
+        (a branch's compute can be connected to, migrations can run).
+      - The operations of one project are polled together, one request every 2 seconds whatever their number.
+      - An operation that ends with V(failed), V(error) or V(cancelled) fails the task; its message names the
+        operation (id, action, status, error) and what the task had already changed.
+      - With V(false), the task returns as soon as the service accepted each change, with the operations it
+        started in RV(operations); wait for them later with M(neon.cloud.operation_wait).
+    type: bool
+    default: true
+  wait_timeout:
+    description:
+      - Seconds to wait in all, for the operations the task started and, when the service refuses a change with
+        HTTP 423 because operations of the project are running, for those to end before the change is asked again.
+      - The task fails when operations are still running by then; what it changed is in its result.
+    type: float
+    default: 600
+"""
+
     # For the modules that only read.
     INFO_MODULE = r"""
 attributes:

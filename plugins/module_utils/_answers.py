@@ -194,7 +194,8 @@ def page(data, path, item_key, item_fields):
     pagination = data.get("pagination")
     cursor = None
     if isinstance(pagination, dict):
-        cursor = pagination.get("cursor")
+        # Projects and operations answer ``cursor``; branches answer an opaque ``next``.
+        cursor = pagination.get("cursor", pagination.get("next"))
     elif pagination is not None:
         cursor = pagination  # an old shape: the cursor itself
     if cursor is not None and not isinstance(cursor, str):
@@ -241,3 +242,85 @@ def organization(data, path, org_id):
     check.fields(data, "the answer", **ORGANIZATION_FIELDS)
     check.same(data, "the answer", "id", org_id)
     return data
+
+
+# ---------------------------------------------------------------------------------------------- provisioning
+
+# What the collection reads of projects, branches and computes (docs/docsite/rst/api-behaviour.rst): the
+# fields a decision compares, the ids it follows and the host it connects to. A number the service
+# gives as 0.25 or as 1 is either type; unknown fields are kept as they come.
+_NUMBER = (int, float)
+_TEXT_OR_NULL = (str, type(None))
+FULL_PROJECT_FIELDS = dict(
+    required={"id": (str,)},
+    optional={"name": (str,), "region_id": (str,), "org_id": _TEXT_OR_NULL, "pg_version": (int,),
+              "history_retention_seconds": (int,), "default_endpoint_settings": (dict, type(None))},
+)
+BRANCH_FIELDS = dict(
+    required={"id": (str,), "name": (str,)},
+    optional={"project_id": (str,), "parent_id": _TEXT_OR_NULL, "parent_lsn": _TEXT_OR_NULL,
+              "parent_timestamp": _TEXT_OR_NULL, "default": (bool,), "primary": (bool,), "protected": (bool,),
+              "expires_at": _TEXT_OR_NULL, "current_state": (str,)},
+)
+ENDPOINT_FIELDS = dict(
+    required={"id": (str,), "type": (str,)},
+    optional={"branch_id": (str,), "host": (str,), "project_id": (str,), "autoscaling_limit_min_cu": _NUMBER,
+              "autoscaling_limit_max_cu": _NUMBER, "suspend_timeout_seconds": (int,), "disabled": (bool,),
+              "created_at": _TEXT_OR_NULL},
+)
+ROLE_FIELDS = dict(required={"name": (str,)}, optional={"protected": (bool,)})
+DATABASE_FIELDS = dict(required={"name": (str,)}, optional={"owner_name": (str,)})
+
+
+def _member(check, data, name):
+    check.object(data)
+    if name not in data:
+        check.fail(name, "is missing")
+    return data[name]
+
+
+def item_of(data, method, path, name, fields, item_id=None):
+    """``{name: {...}}``: the object, checked; with ``item_id``, the object asked for and no other."""
+    check = Checker(method, path)
+    item = check.fields(_member(check, data, name), name, **fields)
+    if item_id is not None:
+        check.same(item, name, "id", item_id)
+    return item
+
+
+def items_of(data, method, path, name, fields):
+    """``{name: [...]}``: the list, each item checked."""
+    check = Checker(method, path)
+    return check.each(check.list(_member(check, data, name), name), name, **fields)
+
+
+def started_operations(data, method, path, project_id):
+    """The ``operations`` a change answered (none when the key is absent), each about ``project_id``."""
+    check = Checker(method, path)
+    check.object(data)
+    if data.get("operations") is None:
+        return []
+    operations = check.each(check.list(data["operations"], "operations"), "operations", **OPERATION_FIELDS)
+    for index, item in enumerate(operations):
+        if "project_id" in item:
+            check.same(item, "operations[%d]" % index, "project_id", project_id)
+    return operations
+
+
+def connection_uris(data, method, path):
+    """``connection_uris`` of a create answer: a list of ``{connection_uri, connection_parameters}``; may be absent."""
+    check = Checker(method, path)
+    check.object(data)
+    if data.get("connection_uris") is None:
+        return []
+    return check.each(check.list(data["connection_uris"], "connection_uris"), "connection_uris",
+                      required={"connection_uri": (str,)}, optional={"connection_parameters": (dict,)})
+
+
+def connection_uri(data, path):
+    """GET /projects/{id}/connection_uri: ``{uri}``."""
+    check = Checker("GET", path)
+    uri = check.value(_member(check, data, "uri"), "uri", (str,))
+    if not uri:
+        check.fail("uri", "is empty")
+    return uri

@@ -207,12 +207,13 @@ class NeonClient:
     def delete(self, path):
         return self.request("DELETE", path)
 
-    def request(self, method, path, params=None, body=None, deadline=None):
+    def request(self, method, path, params=None, body=None, deadline=None, retry_locked=True):
         """Send one API request, retrying what is safe to retry.
 
         ``deadline`` (a ``self.clock`` value) stops retrying when the next wait would pass it,
         so that a caller with its own time limit is never held past it by more than one request
-        (at most ``timeout`` seconds).
+        (at most ``timeout`` seconds). ``retry_locked=False`` leaves an HTTP 423 to the caller,
+        which waits for the project's operations instead of guessing a delay (_resources.py).
         """
         method = method.upper()
         query = query_string(params)
@@ -233,7 +234,8 @@ class NeonClient:
                     self.use_api_key(self._fallback_key)
                     self._fallback_key = None
                     continue
-                if attempt > self.retries or not self._may_retry(method, error):
+                if attempt > self.retries or not self._may_retry(method, error) or (
+                        error.status == 423 and not retry_locked):
                     raise error.gave_up(attempt, self.clock() - started)
                 delay = backoff_delay(attempt, self.retry_max_delay)
                 if error.retry_after is not None:
@@ -264,6 +266,10 @@ class NeonClient:
             error = self._status_error(method, shown_path, answer, reply_id, request_id)
             error.retry_after = parse_retry_after(answer.headers.get("Retry-After"))
             raise error
+        if answer.status == 204:
+            # No Content: a DELETE of a branch, compute, role or database that is already gone
+            # (docs/docsite/rst/api-behaviour.rst); there is no body to decode.
+            return None
         try:
             return decode_json(answer.body)
         except ValueError as exc:

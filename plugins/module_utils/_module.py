@@ -39,10 +39,11 @@ from ansible_collections.neon.cloud.plugins.module_utils._text import SecretScru
 
 OPERATION_ID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 # Result fields that carry our sentences and excerpts of answers: always scrubbed on the way out.
-# Everything else but ``key`` (a created key's secret, returned on purpose) is scrubbed when a
-# quick search of it finds a piece of a secret (a service that echoes one in a key's name, say).
+# Everything else but the secrets returned on purpose (a created key's ``key``, a connection URI and
+# its password) is scrubbed when a quick search of it finds a piece of a secret (a service that
+# echoes one in a key's name, say).
 _SCRUBBED_FIELDS = ("msg", "warnings", "error", "diff")
-_SECRET_FIELD = "key"
+_SECRET_FIELDS = ("key", "connection_uri", "uri", "password")
 
 # Documented once in plugins/doc_fragments/api.py; validate-modules checks the two agree.
 CONNECTION_ARGUMENT_SPEC = dict(
@@ -134,7 +135,7 @@ class NeonModule:
         for field in _SCRUBBED_FIELDS:
             if field in result:
                 result[field] = self.scrubber.scrub_data(result[field])
-        data = [field for field in result if field not in _SCRUBBED_FIELDS and field != _SECRET_FIELD]
+        data = [field for field in result if field not in _SCRUBBED_FIELDS and field not in _SECRET_FIELDS]
         if self.scrubber.found_in(json.dumps([result[field] for field in data], default=str)):
             for field in data:
                 result[field] = self.scrubber.scrub_data(result[field])

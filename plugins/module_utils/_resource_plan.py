@@ -1,0 +1,293 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Resources described as data, and the pure decisions about them.
+
+A resource (project, branch, compute, and later roles and databases) is described once: which
+playbook options map to which API fields (``min_cu`` -> ``autoscaling_limit_min_cu``), which of
+them can only be set at creation, which are only sent at creation (what a project provisions),
+and how values compare. ``decide`` turns (the resource as it is, the options as asked) into a
+Plan: create, update these fields, delete, nothing, or refuse with a reason. Nothing here sends
+a request; _resources.py carries plans out, and the unit tests check every decision alone.
+
+The choices among listed objects are here too, for the same reason: the one project or branch
+of a name (two of one name is a refusal naming both), a branch by name or id, and the read-write
+compute of a branch (the service lists computes in no promised order, so never ``endpoints[0]``).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.neon.cloud.plugins.module_utils._errors import TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._key_plan import timestamp
+
+CREATE = "create"
+UPDATE = "update"
+DELETE = "delete"
+NOTHING = "none"
+REFUSE = "refuse"
+
+READ_WRITE = "read_write"
+POOLER_SUFFIX = "-pooler"
+
+
+def same_value(before, after):
+    return before == after
+
+
+def same_time(before, after):
+    """Two ISO 8601 timestamps of one moment (``Z`` or ``+00:00``, with or without fractions) are equal."""
+    if before is None or after is None:
+        return before is None and after is None
+    first, second = timestamp(before), timestamp(after)
+    if first is None or second is None:
+        return before == after
+    return abs(first - second) < 0.001
+
+
+def same_lsn(before, after):
+    """LSNs such as ``0/1F2E3D4`` are hexadecimal: compared without regard to case."""
+    if not isinstance(before, str) or not isinstance(after, str):
+        return before == after
+    return before.upper() == after.upper()
+
+
+class Field:
+    """One option of a resource and the API field it maps to.
+
+    ``option`` and ``api`` are dotted paths (``compute.min_cu``,
+    ``default_endpoint_settings.autoscaling_limit_min_cu``). ``create_only``: the service cannot
+    change it later, so an existing resource that differs is refused. ``compare=False``: only sent
+    when creating (what a project provisions at creation), never compared afterwards.
+    ``empty_is_null``: the option's empty string means the API's null (``expires_at: ""`` removes
+    the expiry). ``same``: how two values compare.
+    """
+
+    def __init__(self, option, api=None, create_only=False, compare=True, empty_is_null=False, same=same_value):
+        self.option = option
+        self.api = api or option
+        self.create_only = create_only
+        self.compare = compare
+        self.empty_is_null = empty_is_null
+        self.same = same
+
+    def wanted(self, options):
+        """The value asked for, in the API's terms; ``_UNSET`` when the task leaves it alone."""
+        value = dig(options, self.option)
+        if value is None:
+            return _UNSET
+        if self.empty_is_null and value == "":
+            return None
+        return value
+
+
+class Description:
+    """A resource as data: its kind (for messages), the answer key of one object, its fields."""
+
+    def __init__(self, kind, key, fields):
+        self.kind = kind
+        self.key = key
+        self.fields = list(fields)
+
+    def body(self, options, creating):
+        """The API object a create (``creating``) or an update sends for ``options``."""
+        body = {}
+        for field in self.fields:
+            value = field.wanted(options)
+            if value is not _UNSET and (creating or field.compare):
+                put(body, field.api, value)
+        return body
+
+    def shown(self, current):
+        """What a diff shows of an object: its compared fields, by option name (never a secret)."""
+        shown = {}
+        for field in self.fields:
+            if field.compare and current is not None:
+                put(shown, field.option, dig(current, field.api))
+        return shown
+
+
+class _Unset:
+    def __repr__(self):
+        return "<unset>"
+
+
+_UNSET = _Unset()
+
+
+def dig(data, path):
+    """The value at a dotted path of nested dicts, or None."""
+    for part in path.split("."):
+        if not isinstance(data, dict):
+            return None
+        data = data.get(part)
+    return data
+
+
+def put(data, path, value):
+    parts = path.split(".")
+    for part in parts[:-1]:
+        data = data.setdefault(part, {})
+    data[parts[-1]] = value
+
+
+class Plan:
+    """What a task does to one resource.
+
+    ``action``: create, update, delete, none or refuse. ``body``: the API object to send (create
+    or update). ``changes``: option name -> (before, after) of every field that changes.
+    ``reason``: one sentence, for the result and for a refusal's message.
+    """
+
+    def __init__(self, action, reason, body=None, changes=None):
+        self.action = action
+        self.reason = reason
+        self.body = body or {}
+        self.changes = changes or {}
+
+    @property
+    def changed(self):
+        return self.action in (CREATE, UPDATE, DELETE)
+
+    def __repr__(self):
+        return "Plan(%s, %r, %r)" % (self.action, self.body, self.reason)
+
+
+def describe_value(value):
+    return "unset" if value is None else repr(value)
+
+
+def decide(description, current, options, state="present", name=None):
+    """The Plan for ``options`` against ``current`` (the object as listed, or None when absent)."""
+    label = "%s %r" % (description.kind, name) if name else description.kind
+    if state == "absent":
+        if current is None:
+            return Plan(NOTHING, "%s does not exist" % label)
+        return Plan(DELETE, "%s exists (id %s) and state=absent" % (label, current.get("id")))
+    if current is None:
+        return Plan(CREATE, "%s does not exist" % label, body=description.body(options, creating=True))
+    refused, body, changes = [], {}, {}
+    for field in description.fields:
+        wanted = field.wanted(options)
+        if wanted is _UNSET or not field.compare:
+            continue
+        before = dig(current, field.api)
+        if field.same(before, wanted):
+            continue
+        if field.create_only:
+            refused.append("%s is %s, not %s as asked" % (field.option, describe_value(before), describe_value(wanted)))
+            continue
+        put(body, field.api, wanted)
+        changes[field.option] = (before, wanted)
+    if refused:
+        return Plan(REFUSE, "%s (id %s) exists and %s; %s can only be set when it is created, so nothing was "
+                    "changed" % (label, current.get("id"), "; ".join(refused),
+                                 "that" if len(refused) == 1 else "those"))
+    if not body:
+        return Plan(NOTHING, "%s (id %s) is as asked" % (label, current.get("id")))
+    return Plan(UPDATE, "%s (id %s) differs in %s" % (label, current.get("id"), ", ".join(sorted(changes))),
+                body=body, changes=changes)
+
+
+def planned(current, plan):
+    """The object as it will be after ``plan`` (for check mode and the diff's after)."""
+    if plan.action == DELETE:
+        return None
+    return merged(current or {}, plan.body)
+
+
+def merged(base, changes):
+    result = dict(base)
+    for key, value in changes.items():
+        if isinstance(value, dict) and isinstance(result.get(key), dict):
+            result[key] = merged(result[key], value)
+        else:
+            result[key] = value
+    return result
+
+
+# ---------------------------------------------------------------------------------------------- choosing
+
+
+class Refusal(TaskFailure):
+    """A choice that cannot be made from what the service listed; nothing was changed."""
+
+    def __init__(self, msg):
+        super(Refusal, self).__init__(msg, changed=False)
+
+
+def only_one(candidates, kinds, name, where=""):
+    """The one object of ``name`` among ``candidates``, None when there is none; two or more is a Refusal."""
+    if len(candidates) > 1:
+        raise Refusal("%d %s are named %r%s (ids %s); a name that does not identify one cannot be used, so nothing "
+                      "was changed. Give the id of the one you mean." % (
+                          len(candidates), kinds, name, where, ", ".join(str(item.get("id")) for item in candidates)))
+    return candidates[0] if candidates else None
+
+
+def find_branch(branches, wanted):
+    """The branch whose id is ``wanted``, else the one named ``wanted``; None when neither exists.
+
+    An id is looked for first: ids are unique and start with ``br-``; names are unique within a
+    project too (docs/docsite/rst/api-behaviour.rst), but a listing that shows two is refused.
+    """
+    by_id = [branch for branch in branches if branch["id"] == wanted]
+    if by_id:
+        return by_id[0]
+    return only_one([branch for branch in branches if branch["name"] == wanted], "branches", wanted)
+
+
+def default_branch(branches):
+    """The project's default branch (``default``, or the deprecated ``primary`` of older answers)."""
+    marked = [branch for branch in branches if branch.get("default") is True]
+    if not marked:
+        marked = [branch for branch in branches if branch.get("primary") is True]
+    if len(marked) > 1:
+        raise Refusal("the service lists %d default branches (%s); cannot tell which one is meant" % (
+            len(marked), ", ".join(branch["id"] for branch in marked)))
+    return marked[0] if marked else None
+
+
+def children_of(branches, branch_id):
+    return [branch for branch in branches if branch.get("parent_id") == branch_id]
+
+
+def read_write_endpoint(endpoints, branch_id=None):
+    """The read-write compute of a branch (of any branch when ``branch_id`` is None), or None.
+
+    The service promises no order in an endpoint list, so the compute is chosen by its type,
+    never by its position. A branch has at most one; a listing with two is refused.
+    """
+    found = [endpoint for endpoint in endpoints
+             if endpoint["type"] == READ_WRITE and (branch_id is None or endpoint.get("branch_id") == branch_id)]
+    if len(found) > 1:
+        raise Refusal("the service lists %d read-write computes (%s)%s, where a branch has one; cannot tell which to "
+                      "use" % (len(found), ", ".join(endpoint["id"] for endpoint in found),
+                               " on branch %s" % branch_id if branch_id else ""))
+    return found[0] if found else None
+
+
+def read_write_first(endpoints):
+    """The endpoints with the read-write one first, the others in the order listed."""
+    return sorted(endpoints, key=lambda endpoint: endpoint["type"] != READ_WRITE)
+
+
+def pooled_host(host):
+    """The pooler's host of a compute: ``-pooler`` after the endpoint id, the first label
+    (``ep-a-1.us-east-2.aws.neon.tech`` -> ``ep-a-1-pooler.us-east-2.aws.neon.tech``)."""
+    first, dot, rest = host.partition(".")
+    if first.endswith(POOLER_SUFFIX):
+        return host
+    return first + POOLER_SUFFIX + dot + rest
+
+
+def only_name(items, kind, branch_label):
+    """The name of the branch's only role or database, when the task left it out."""
+    names = [item["name"] for item in items]
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        raise Refusal("branch %s has no %s" % (branch_label, kind))
+    raise Refusal("branch %s has %d %ss (%s); say which one with the %s option" % (
+        branch_label, len(names), kind, ", ".join(sorted(names)), kind))

@@ -1,0 +1,262 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Carrying out the plans of _resource_plan.py: act, wait, and keep what was done.
+
+One ResourceTask serves one module run, whatever resources it touches (a project and its
+default compute, a branch and its compute):
+
+- A change request refused with HTTP 423 (the project's operations hold a lock) waits for the
+  project's running operations with the collection's one waiter, then asks again, all within
+  ``wait_timeout``. A 423 means nothing was carried out, so asking again is safe.
+- A create whose answer was lost (network error, gateway error) is never repeated blindly: the
+  resource is looked for again, and the request repeated only when that proves it was not
+  carried out (the rule api_key follows). "already exists" from a create means an overlapping
+  run made it: it is looked for again and used.
+- Each change waits for the operations it started (unless ``wait`` is false) and they are all
+  returned. A failed operation, a timeout or any later error fails the task with what was
+  already changed, and with every result field that must not be lost (a connection URI shown
+  only once).
+
+Nothing here calls Ansible: failures are TaskFailure carrying the result so far.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+try:
+    from urllib.parse import unquote, urlsplit
+except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the import sanity test quiet
+    from urllib import unquote  # type: ignore
+    from urlparse import urlsplit  # type: ignore
+
+from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
+from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._operations import OperationWaiter, describe_operation
+from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import Refusal
+
+# Seconds between two polls of the operations a change started: creating a branch or starting a
+# compute takes seconds, so the service's suggested 5 s would add seconds to every task; one
+# poll costs one request for all of a project's operations (_operations.py).
+POLL_INTERVAL = 2.0
+ALREADY_EXISTS = "already exists"
+# The options of every module that changes resources, documented once in plugins/doc_fragments/api.py (WAIT).
+WAIT_ARGUMENT_SPEC = dict(
+    wait=dict(type="bool", default=True),
+    wait_timeout=dict(type="float", default=600.0),
+)
+
+
+def already_exists(error):
+    """The service's duplicate-name refusal; its status is not documented (409 or 400), its message is
+    (docs/docsite/rst/api-behaviour.rst: 'branch already exists', 'branch with the provided name ... already exists')."""
+    return error.status in (400, 409, 412, 422) and ALREADY_EXISTS in (error.api_message or "").lower()
+
+
+def uri_password(uri):
+    """The password in a postgresql:// URI, or None."""
+    try:
+        password = urlsplit(uri).password
+    except ValueError:
+        return None
+    return unquote(password) if password else None
+
+
+class Found:
+    """What looking again after a create found: the object, and whether this run made it."""
+
+    def __init__(self, item, ours):
+        self.item = item
+        self.ours = ours
+
+
+class ResourceTask:
+    """One module run's changes: their requests, the operations they started, what was done."""
+
+    def __init__(self, client, wait=True, wait_timeout=600.0, check_mode=False, diff=False,
+                 poll_interval=POLL_INTERVAL):
+        self.client = client
+        self.wait = wait
+        self.wait_timeout = wait_timeout
+        self.check_mode = check_mode
+        self.diff = diff
+        self.poll_interval = min(poll_interval, wait_timeout)
+        self.deadline = client.clock() + wait_timeout
+        self.changed = False
+        self.operations = []  # every operation this run started, in its last known state
+        self.done = []  # one sentence per change carried out
+        self.kept = {}  # result fields a failure must still return (the resource, a secret shown once)
+        self.warnings = []
+
+    # ------------------------------------------------------------------------------------------ results
+
+    def did(self, sentence):
+        self.changed = True
+        self.done.append(sentence)
+
+    def keep_secret_uri(self, field, uri):
+        """A connection URI shown only now: in every result from here on; its password never in a message."""
+        self.kept[field] = uri
+        self.client.remember_secret(uri_password(uri))
+
+    def result(self, **fields):
+        result = dict(self.kept, changed=self.changed, operations=self.operations)
+        result.update(fields)
+        if self.warnings:
+            result["warnings"] = list(self.warnings)
+        return result
+
+    def failure(self, msg, error=None):
+        """A TaskFailure saying what was already changed, with every result kept so far."""
+        if self.done:
+            msg += ". Changed by this task so far: %s" % "; ".join(self.done)
+        elif not self.check_mode:
+            msg += ". Nothing was changed"
+        fields = {"error": error.to_dict()} if error is not None else {}
+        return TaskFailure(msg, cause=error, **self.result(**fields))
+
+    def run(self, work, *args):
+        """``work(*args)``, with any request error after a change turned into a failure that keeps what was done."""
+        try:
+            return work(*args)
+        except NeonAPIError as error:
+            if not self.changed:
+                raise
+            raise self.failure(error.describe(), error)
+
+    # ------------------------------------------------------------------------------------------ acting
+
+    def remaining(self):
+        return self.deadline - self.client.clock()
+
+    def send(self, method, path, project_id, body=None):
+        """One change request. HTTP 423: wait for the project's running operations, then ask again."""
+        while True:
+            try:
+                return self.client.request(method, path, body=body, retry_locked=project_id is None)
+            except NeonAPIError as error:
+                if error.status != 423:
+                    raise
+                self._wait_unlocked(project_id, error)
+
+    def _wait_unlocked(self, project_id, error):
+        if self.remaining() <= 0:
+            raise self.failure("%s; the project's running operations still held it when wait_timeout (%s s) ran out, "
+                               "so it was not asked again" % (error.describe(), self.wait_timeout), error)
+        waiter = OperationWaiter(self.client, self.remaining(), self.poll_interval, clock=self.client.clock,
+                                 sleep=self.client.sleep)
+        outcome = waiter.wait_until_idle(project_id)
+        if outcome.error is not None:
+            raise self.failure("%s; waiting for the project's running operations failed: %s" % (
+                error.describe(), outcome.error.describe()), outcome.error)
+        if outcome.timed_out:
+            raise self.failure("%s; the project's operations were still running when wait_timeout (%s s) ran out: %s" % (
+                error.describe(), self.wait_timeout,
+                "; ".join(describe_operation(item.get("id"), item) for item in outcome.pending) or "none listed"), error)
+        if not outcome.operations:
+            # Locked, yet nothing listed in progress (an operation the list does not show yet):
+            # pause a poll's time before asking again rather than asking at once.
+            self.client.sleep(max(0.0, min(self.poll_interval, self.remaining())))
+
+    def create(self, path, body, project_id, label, find_again):
+        """POST a create once. Returns (answer, None), or (None, Found) when looking again found it.
+
+        ``find_again()`` looks the resource up afresh and returns a Found or None. It is called after
+        "already exists" (an overlapping run made it) and after an answer that leaves open whether the
+        create was carried out; the create is repeated only when it proves it was not.
+        """
+        attempts = self.client.retries + 1
+        for attempt in range(1, attempts + 1):
+            try:
+                return self.send("POST", path, project_id, body), None
+            except NeonAPIError as error:
+                if already_exists(error):
+                    found = self._look_again(error, find_again)
+                    if found is None:
+                        raise self.failure("%s; yet %s was not found when looked for again" % (
+                            error.describe(), label), error)
+                    found.ours = False
+                    return None, found
+                if not error.ambiguous:
+                    raise self.failure(error.describe(), error)
+                found = self._look_again(error, find_again)
+                if found is not None:
+                    self.warnings.append("The answer to creating %s was lost (%s); looking again found it (id %s), so "
+                                         "it was not created twice. What the answer alone holds (operations, a "
+                                         "connection URI) is not in this result." % (
+                                             label, error.problem, found.item.get("id")))
+                    return None, found
+                if error.in_flight:
+                    raise self.failure(
+                        "%s. %s was looked for again and is not there yet, but the service may still be carrying the "
+                        "request out, so it was not asked again (that could create it twice); run the task again in a "
+                        "moment" % (error.describe(not_repeated=False), label), error)
+                if not error.retryable or attempt == attempts:
+                    raise self.failure("%s. %s was looked for again after %s and had not appeared, so it was not created" % (
+                        error.describe(not_repeated=False), label,
+                        "each of %d attempts" % attempt if attempt > 1 else "the attempt"), error)
+                # Looking again proved it was not carried out: asking again cannot create it twice.
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _look_again(self, error, find_again):
+        try:
+            return find_again()
+        except NeonAPIError as listing_error:
+            raise self.failure("%s. Looking again to find out whether it was carried out failed too: %s" % (
+                error.describe(), listing_error.describe()), listing_error)
+        except Refusal as refusal:
+            raise self.failure("%s. Looking again to find out whether it was carried out: %s" % (
+                error.describe(), refusal.msg), error)
+
+    def change(self, method, path, project_id, body, label):
+        """A PATCH, DELETE or action POST; its answer (None for 204). Fails with what was done before."""
+        try:
+            return self.send(method, path, project_id, body)
+        except NeonAPIError as error:
+            raise self.failure("%s failed: %s" % (label, error.describe()), error)
+
+    # ------------------------------------------------------------------------------------------ waiting
+
+    def started(self, data, method, path, project_id, what):
+        """Record the operations an answer started, and wait for them unless ``wait`` is false."""
+        try:
+            operations = answers.started_operations(data, method, path, project_id)
+        except NeonAPIError as error:
+            raise self.failure("%s, but its answer cannot be used: %s" % (what, error.describe()), error)
+        first = len(self.operations)
+        self.operations.extend(operations)
+        if not self.wait or not operations:
+            return
+        waiter = OperationWaiter(self.client, max(0.0, self.remaining()), self.poll_interval,
+                                 clock=self.client.clock, sleep=self.client.sleep)
+        outcome = waiter.wait_for([(project_id, operation["id"]) for operation in operations])
+        finals = dict((operation.get("id"), operation) for operation in outcome.operations if "status" in operation)
+        self.operations[first:] = [finals.get(operation["id"], operation) for operation in operations]
+        self._judge(outcome, what)
+
+    def wait_idle(self, project_id, what):
+        """Wait for whatever the project runs (operations an answer did not show: a lost answer, another run's create)."""
+        if not self.wait:
+            return
+        waiter = OperationWaiter(self.client, max(0.0, self.remaining()), self.poll_interval,
+                                 clock=self.client.clock, sleep=self.client.sleep)
+        outcome = waiter.wait_until_idle(project_id)
+        self._judge(outcome, what)
+
+    def _judge(self, outcome, what):
+        if outcome.error is not None:
+            raise self.failure("%s, but waiting for its operations failed: %s" % (what, outcome.error.describe()),
+                               outcome.error)
+        failed = outcome.failed
+        if failed:
+            raise self.failure("%s, but %d of its %d operations ended badly: %s" % (
+                what, len(failed), len(outcome.operations),
+                "; ".join(describe_operation(item.get("id"), item) for item in failed)))
+        if outcome.timed_out:
+            message = "%s, but %d operations were still in progress when wait_timeout (%s s) ran out: %s" % (
+                what, len(outcome.pending), self.wait_timeout,
+                "; ".join(describe_operation(item.get("id"), item) for item in outcome.pending))
+            if outcome.last_fault is not None:
+                message += ". The last poll failed: %s" % outcome.last_fault
+            raise self.failure(message + ". Wait longer with neon.cloud.operation_wait", outcome.last_fault)

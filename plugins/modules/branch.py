@@ -1,0 +1,279 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: branch
+short_description: Create, update, reset and delete branches of a Neon project
+version_added: 1.0.0
+description:
+  - Makes sure a branch with a given name exists in a project, as asked, or that it does not - for example a
+    database branch per pull request, created or reused by name.
+  - The branch is identified by its name within the project; running the task again changes nothing.
+  - By default a read-write compute is created with the branch, so that it can be connected to at once; with
+    O(wait=true) the task returns when the branch and its compute are ready.
+  - Settings that can only be chosen when a branch is created (O(parent), O(parent_timestamp), O(parent_lsn))
+    are compared with an existing branch when given; when one differs the task fails and changes nothing.
+  - Runs of the same task at the same time leave one branch and all succeed; the service refuses the second
+    create with "already exists", and that run uses the branch the other one created.
+  - A branch that is as asked costs two requests (the project's branches and the branch's computes).
+  - The default branch, a protected branch and a branch with children are never deleted; the task fails and
+    says why, before sending anything.
+author:
+  - neon.cloud maintainers (@neon-cloud)
+options:
+  project_id:
+    description: The project's id.
+    type: str
+    required: true
+  name:
+    description: The branch's name, unique within the project (1 to 256 characters).
+    type: str
+    required: true
+  state:
+    description:
+      - V(present) creates the branch or brings it to what is asked.
+      - V(absent) deletes it and its computes. Irreversible.
+    type: str
+    choices: [present, absent]
+    default: present
+  parent:
+    description:
+      - The branch to create this one from, by name or id. Without it, the project's default branch.
+      - Can only be chosen when the branch is created.
+    type: str
+  parent_timestamp:
+    description:
+      - Create the branch from the parent's data at this moment (ISO 8601, such as V(2025-01-16T12:00:00Z)), within
+        the project's history retention. Can only be chosen when the branch is created.
+      - Mutually exclusive with O(parent_lsn).
+    type: str
+  parent_lsn:
+    description:
+      - Create the branch from the parent's data at this Log Sequence Number, such as V(0/1F2E3D4). Can only be
+        chosen when the branch is created.
+    type: str
+  protected:
+    description: Whether the branch is protected (the service limits how many a plan may have).
+    type: bool
+  expires_at:
+    description:
+      - When the service deletes the branch by itself (ISO 8601, in the future, at most 30 days ahead) - for
+        preview branches. V("") removes the expiry. The default branch, protected branches and branches with
+        children cannot expire.
+    type: str
+  compute:
+    description:
+      - V(true) (the default) - the branch has a read-write compute; one is created when it has none.
+      - A dict - the same, with these settings for the compute (C(min_cu), C(max_cu), C(suspend_timeout_seconds));
+        an existing compute is updated to them.
+      - V(false) - no compute is created; an existing one is left alone.
+    type: raw
+    default: true
+  reset_from_parent:
+    description:
+      - Bring an existing branch back to its parent's latest state, keeping its name, id, computes and connection
+        details. Everything written to the branch since is lost.
+      - Resets on every run, so the task reports a change every time (as O(neon.cloud.api_key#module:rotate) does).
+    type: bool
+    default: false
+extends_documentation_fragment:
+  - neon.cloud.api
+  - neon.cloud.api.wait
+  - neon.cloud.api.action_group
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Only reads; C(changed) and the diff tell what would be done.
+  diff_mode:
+    support: full
+    details: Shows the branch's settings and its compute's before and after; never a secret.
+seealso:
+  - module: neon.cloud.branch_info
+  - module: neon.cloud.connection_info
+  - module: neon.cloud.project
+"""
+
+EXAMPLES = r"""
+- name: A database branch for pull request 42, from main, with a compute, expiring in a week
+  neon.cloud.branch:
+    project_id: shiny-river-12345678
+    name: pr-42
+    parent: main
+    expires_at: "{{ '%Y-%m-%dT%H:%M:%SZ' | strftime(now().timestamp() + 7 * 86400, utc=true) }}"
+  register: preview
+
+- name: Show the host of its read-write compute
+  ansible.builtin.debug:
+    msg: "{{ preview.endpoints[0].host }}"
+
+- name: A bigger compute for the load test branch
+  neon.cloud.branch:
+    project_id: shiny-river-12345678
+    name: load-test
+    compute:
+      min_cu: 1
+      max_cu: 4
+      suspend_timeout_seconds: 600
+
+- name: Bring the branch back to the state of main before the test run
+  neon.cloud.branch:
+    project_id: shiny-river-12345678
+    name: pr-42
+    reset_from_parent: true
+
+- name: Delete the branch when the pull request closes
+  neon.cloud.branch:
+    project_id: shiny-river-12345678
+    name: pr-42
+    state: absent
+"""
+
+RETURN = r"""
+branch:
+  description:
+    - The branch as the service answers it after the task (in check mode, as it would be).
+    - For O(state=absent), the branch deleted, or null when there was none.
+  returned: always
+  type: dict
+  contains:
+    id:
+      description: The branch id.
+      type: str
+      sample: br-floral-wind-a5090hvr
+    name:
+      description: The branch name.
+      type: str
+      sample: pr-42
+    parent_id:
+      description: The parent branch's id.
+      type: str
+      sample: br-aged-salad-637688
+    protected:
+      description: Whether the branch is protected.
+      type: bool
+      sample: false
+    expires_at:
+      description: When the service deletes the branch, if ever.
+      type: str
+      sample: "2025-01-23T12:00:00Z"
+    current_state:
+      description: V(init), V(ready), V(resetting) or V(archived).
+      type: str
+      sample: ready
+endpoints:
+  description:
+    - The branch's computes, the read-write one first (the service lists them in no particular order).
+  returned: when O(state=present)
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: The compute's id.
+      type: str
+      sample: ep-jolly-frost-a57qv4wh
+    type:
+      description: V(read_write) or V(read_only).
+      type: str
+      sample: read_write
+    host:
+      description: The host to connect to.
+      type: str
+      sample: ep-jolly-frost-a57qv4wh.eu-central-1.aws.neon.tech
+    autoscaling_limit_min_cu:
+      description: The least compute units.
+      type: float
+      sample: 0.25
+    autoscaling_limit_max_cu:
+      description: The most compute units.
+      type: float
+      sample: 2.0
+connection_uri:
+  description:
+    - The connection URI the service gives with a new branch, password included - only when the parent has one
+      role and one database. A secret; register the result with C(no_log).
+    - M(neon.cloud.connection_info) reads it (or a pooled one, for a given role and database) at any time.
+  returned: when the branch was created and the service gave one, even if the task then failed
+  type: str
+  sample: postgresql://neondb_owner:secret@ep-jolly-frost-a57qv4wh.eu-central-1.aws.neon.tech/neondb?sslmode=require
+operations:
+  description:
+    - The operations the task started, in their last known state (ended, when O(wait=true)).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"id": "0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c10", "action": "create_branch", "status": "finished"}]
+"""
+
+from ansible.module_utils.parsing.convert_bool import boolean
+
+from ansible_collections.neon.cloud.plugins.module_utils._branches import BranchTask
+from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
+from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC, ResourceTask
+
+COMPUTE_OPTIONS = {"min_cu": (int, float), "max_cu": (int, float), "suspend_timeout_seconds": (int,)}
+SETTINGS = ("name", "parent", "parent_timestamp", "parent_lsn", "protected", "expires_at")
+
+
+def compute_option(neon, value):
+    """``compute``: true, false or a dict of compute settings, checked."""
+    if isinstance(value, dict):
+        unknown = sorted(set(value) - set(COMPUTE_OPTIONS))
+        if unknown:
+            neon.fail("compute takes min_cu, max_cu and suspend_timeout_seconds, not %s" % ", ".join(unknown))
+        for option, types in COMPUTE_OPTIONS.items():
+            if value.get(option) is not None and (type(value[option]) not in types):
+                neon.fail("compute.%s must be a number, got %r" % (option, value[option]))
+        return value
+    try:
+        return boolean(value, strict=True)
+    except TypeError:
+        neon.fail("compute must be true, false or a dict of min_cu, max_cu and suspend_timeout_seconds")
+    return None
+
+
+def run(neon):
+    params = neon.params
+    for option in ("project_id", "name"):
+        neon.require_path_parameter(option)
+    neon.require_positive("wait_timeout")
+    if not 1 <= len(params["name"]) <= 256:
+        neon.fail("name must be 1 to 256 characters long, got %d" % len(params["name"]))
+    task = ResourceTask(neon.client, wait=params["wait"], wait_timeout=params["wait_timeout"],
+                        check_mode=neon.check_mode, diff=neon.diff)
+    branch = BranchTask(task, params["project_id"], params["name"])
+    if params["state"] == "absent":
+        return branch.absent()
+    compute = compute_option(neon, params["compute"])
+    return branch.present(dict((option, params[option]) for option in SETTINGS), compute, params["reset_from_parent"])
+
+
+def main():
+    spec = dict(
+        project_id=dict(type="str", required=True),
+        name=dict(type="str", required=True),
+        state=dict(type="str", default="present", choices=["present", "absent"]),
+        parent=dict(type="str"),
+        parent_timestamp=dict(type="str"),
+        parent_lsn=dict(type="str"),
+        protected=dict(type="bool"),
+        expires_at=dict(type="str"),
+        compute=dict(type="raw", default=True),
+        reset_from_parent=dict(type="bool", default=False),
+    )
+    spec.update(WAIT_ARGUMENT_SPEC)
+    NeonModule(
+        argument_spec=spec,
+        mutually_exclusive=[("parent_timestamp", "parent_lsn")],
+        supports_check_mode=True,
+    ).run(run)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: branch_info
+short_description: List the branches of a Neon project, with their computes
+version_added: 1.0.0
+description:
+  - Lists the branches of a project, following every page, each with its computes in C(endpoints) as
+    M(neon.cloud.branch) returns them (the read-write compute first).
+  - Costs two requests (the branches and the project's computes) for a project of up to 10000 branches.
+author:
+  - neon.cloud maintainers (@neon-cloud)
+options:
+  project_id:
+    description: The project's id.
+    type: str
+    required: true
+  name:
+    description:
+      - Only the branch with exactly this name (names are unique within a project). An empty list when there
+        is none.
+    type: str
+extends_documentation_fragment:
+  - neon.cloud.api
+  - neon.cloud.api.action_group
+  - neon.cloud.api.info_module
+  - ansible.builtin.action_common_attributes
+seealso:
+  - module: neon.cloud.branch
+"""
+
+EXAMPLES = r"""
+- name: Every branch of the project
+  neon.cloud.branch_info:
+    project_id: shiny-river-12345678
+  register: found
+
+- name: The names of the branches that expire
+  ansible.builtin.debug:
+    msg: "{{ found.branches | selectattr('expires_at', 'defined') | map(attribute='name') | list }}"
+
+- name: One branch, by name
+  neon.cloud.branch_info:
+    project_id: shiny-river-12345678
+    name: pr-42
+  register: pr
+
+- name: Its read-write compute's host
+  ansible.builtin.debug:
+    msg: "{{ pr.branches[0].endpoints[0].host }}"
+  when: pr.branches | length > 0 and pr.branches[0].endpoints | length > 0
+"""
+
+RETURN = r"""
+branches:
+  description:
+    - The branches, in the order the service lists them. Each is the service's branch object with C(endpoints)
+      added.
+  returned: success
+  type: list
+  elements: dict
+  contains:
+    id:
+      description: The branch id.
+      type: str
+      sample: br-floral-wind-a5090hvr
+    name:
+      description: The branch name.
+      type: str
+      sample: pr-42
+    parent_id:
+      description: The parent branch's id; none for a root branch.
+      type: str
+      sample: br-aged-salad-637688
+    default:
+      description: Whether this is the project's default branch.
+      type: bool
+      sample: false
+    protected:
+      description: Whether the branch is protected.
+      type: bool
+      sample: false
+    current_state:
+      description: V(init), V(ready), V(resetting) or V(archived).
+      type: str
+      sample: ready
+    endpoints:
+      description: The branch's computes, the read-write one first.
+      type: list
+      elements: dict
+      sample: [{"id": "ep-jolly-frost-a57qv4wh", "type": "read_write",
+                "host": "ep-jolly-frost-a57qv4wh.eu-central-1.aws.neon.tech"}]
+"""
+
+from ansible_collections.neon.cloud.plugins.module_utils._branches import branches_with_endpoints
+from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
+
+
+def run(neon):
+    neon.require_path_parameter("project_id")
+    branches = branches_with_endpoints(neon.client, neon.params["project_id"], neon.params["name"])
+    return dict(changed=False, branches=branches)
+
+
+def main():
+    NeonModule(
+        argument_spec=dict(
+            project_id=dict(type="str", required=True),
+            name=dict(type="str"),
+        ),
+        supports_check_mode=True,
+    ).run(run)
+
+
+if __name__ == "__main__":
+    main()
