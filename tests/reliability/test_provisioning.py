@@ -1,0 +1,374 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The provisioning modules (project, branch, branch_info, connection_info) against the simulator.
+
+Each test runs a module in this process (rel.run_module), as a playbook task would, and checks
+what a user would notice: what the service holds afterwards, what the result says, how many
+requests it took (the simulator's request log) and that no secret leaks into messages, warnings
+or diffs. Waiting is driven through the simulator (held and scripted operations, its clock), never
+by racing the wall clock. The integration targets keep one representative playbook per module;
+the scenarios live here (CONTRIBUTING.md, "Integration targets and ansible-core").
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+import neon_reliability as rel
+
+CHANGES = ("POST", "PATCH", "DELETE", "PUT")
+RUN_TIMEOUT = 120  # seconds for a module process of the overlap and 423 tests
+LOG_TIMEOUT = 60  # seconds to see an expected request in the log (it comes at once on an idle machine)
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+
+def run(sim, module, check_mode=False, diff=False, **args):
+    result = rel.run_module(module, rel.connection_args(sim, **args), check_mode=check_mode, diff=diff)
+    assert result.crash is None, result.describe()
+    assert sim.api_key not in result.text(), "the API key leaked"
+    return result
+
+
+def ok(result):
+    assert not result.failed, result.describe()
+    return result.result
+
+
+def failed(result):
+    assert result.failed, result.describe()
+    return result.result
+
+
+def requests_since(sim, seq):
+    return [(entry["method"], entry["path"]) for entry in sim.requests(since=seq)]
+
+
+def last_seq(sim):
+    entries = sim.requests()
+    return entries[-1]["seq"] if entries else 0
+
+
+def changes_since(sim, seq):
+    return [request for request in requests_since(sim, seq) if request[0] in CHANGES]
+
+
+def shown(result):
+    """What a user reads of a result besides its documented return values: msg, warnings, diff."""
+    data = result.result or {}
+    return json.dumps([data.get("msg"), data.get("warnings"), data.get("diff"), data.get("error")])
+
+
+def assert_secret_hidden(result, *secrets):
+    text = shown(result)
+    for secret in secrets:
+        assert secret and secret not in text, "a secret is shown outside the documented return values: %s" % text
+
+
+def new_project(sim, **project):
+    """A project made straight through the API (set-up), its creation operations ended."""
+    project.setdefault("name", rel.unique_name("prov"))
+    created = rel.api(sim, "POST", "/projects", json={"project": project})
+    sim.advance_clock(30)
+    return created
+
+
+def branches(sim, project_id):
+    return rel.api(sim, "GET", "/projects/%s/branches" % project_id)["branches"]
+
+
+def branch_named(sim, project_id, name):
+    found = [branch for branch in branches(sim, project_id) if branch["name"] == name]
+    assert len(found) <= 1, found
+    return found[0] if found else None
+
+
+def endpoints_of(sim, project_id, branch_id):
+    return rel.api(sim, "GET", "/projects/%s/branches/%s/endpoints" % (project_id, branch_id))["endpoints"]
+
+
+def wait_for_request(sim, seq, method, path_end, status=None):
+    """Until the log shows the request (driven by what the module did, not by time); the entry."""
+    deadline = time.monotonic() + LOG_TIMEOUT
+    while time.monotonic() < deadline:
+        for entry in sim.requests(since=seq):
+            if entry["method"] == method and entry["path"].endswith(path_end) and status in (None, entry["status"]):
+                return entry
+        time.sleep(0.05)
+    raise AssertionError("no %s ...%s (%s) in the log: %s" % (method, path_end, status, requests_since(sim, seq)))
+
+
+def start_processes(collection_parent, tmp_path, module, argsets):
+    """Module processes started at once, as two playbook runs (AWX jobs) would run the task."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([collection_parent, os.environ.get("PYTHONPATH", "")]))
+    processes = []
+    for index, args in enumerate(argsets):
+        path = tmp_path / ("%s-%d-args.json" % (module, index))
+        path.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": args}))
+        processes.append(subprocess.Popen(
+            [sys.executable, "-m", "ansible_collections.neon.cloud.plugins.modules.%s" % module, str(path)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env))
+    return processes
+
+
+def collect(processes):
+    results = []
+    for process in processes:
+        stdout, stderr = process.communicate(timeout=RUN_TIMEOUT)
+        assert "Traceback" not in stdout + stderr, stdout + stderr
+        results.append(json.loads(stdout))
+    return results
+
+
+def iso(moment):
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def sim_now(sim):
+    return datetime.datetime.fromtimestamp(sim.state.clock.time(), tz=datetime.timezone.utc)
+
+
+# ---------------------------------------------------------------------------------------------- project
+
+
+def test_project_create_provisions_a_default_branch_compute_role_and_database_and_shows_the_uri_once(sim):
+    name = rel.unique_name("prov-project")
+    created = ok(run(sim, "project", name=name, default_branch="main", database="app", role="app_owner"))
+
+    project = created["project"]
+    assert created["changed"] is True and project["name"] == name
+    uri = created["connection_uri"]
+    assert uri.startswith("postgresql://app_owner:") and uri.split("/")[-1].startswith("app?")
+    assert [(op["action"], op["status"]) for op in created["operations"]] == [
+        ("create_timeline", "finished"), ("start_compute", "finished")]
+    listed = branches(sim, project["id"])
+    assert [(branch["name"], branch["default"], branch["current_state"]) for branch in listed] == [("main", True, "ready")]
+    endpoints = endpoints_of(sim, project["id"], listed[0]["id"])
+    assert [(endpoint["type"], endpoint["current_state"]) for endpoint in endpoints] == [("read_write", "active")]
+    assert endpoints[0]["host"] in uri
+    password = uri.split(":")[2].split("@")[0]
+    assert sim.password_valid(project["id"], listed[0]["id"], "app_owner", password)
+
+    seq = last_seq(sim)
+    again = ok(run(sim, "project", name=name, default_branch="main", database="app", role="app_owner"))
+    assert again["changed"] is False and again["project"]["id"] == project["id"]
+    assert "connection_uri" not in again and password not in json.dumps(again)  # shown only at creation
+    assert len(requests_since(sim, seq)) <= 2 and changes_since(sim, seq) == []
+
+
+def test_project_check_mode_sends_nothing_and_diff_shows_no_secret(sim):
+    name = rel.unique_name("prov-check")
+    seq = last_seq(sim)
+    checked = ok(run(sim, "project", check_mode=True, diff=True, name=name, history_retention_seconds=3600))
+    assert checked["changed"] is True and "connection_uri" not in checked
+    assert checked["diff"]["before"] == {} and checked["diff"]["after"]["name"] == name
+    assert changes_since(sim, seq) == []
+    assert [project for project in rel.api(sim, "GET", "/projects", params={"search": name})["projects"]] == []
+
+    created = ok(run(sim, "project", diff=True, name=name, history_retention_seconds=3600))
+    password = created["connection_uri"].split(":")[2].split("@")[0]
+    assert created["diff"]["after"]["history_retention_seconds"] == 3600
+    assert_secret_hidden(run(sim, "project", diff=True, name=name), password)
+
+    seq = last_seq(sim)
+    updated = ok(run(sim, "project", check_mode=True, diff=True, name=name, history_retention_seconds=7200))
+    assert updated["changed"] is True and changes_since(sim, seq) == []
+    assert (updated["diff"]["before"]["history_retention_seconds"],
+            updated["diff"]["after"]["history_retention_seconds"]) == (3600, 7200)
+    assert_secret_hidden(run(sim, "project", check_mode=True, diff=True, name=name, history_retention_seconds=7200),
+                         password)
+    project = rel.api(sim, "GET", "/projects/%s" % created["project"]["id"])["project"]
+    assert project["history_retention_seconds"] == 3600
+
+    changed = ok(run(sim, "project", diff=True, name=name, history_retention_seconds=7200))
+    assert changed["changed"] is True and changed["project"]["history_retention_seconds"] == 7200
+    assert [op["action"] for op in changed["operations"]] == ["apply_storage_config"]
+    assert_secret_hidden(run(sim, "project", diff=True, name=name, history_retention_seconds=7200), password)
+
+
+def test_project_compute_settings_reach_the_existing_default_compute(sim):
+    project = new_project(sim)
+    result = ok(run(sim, "project", name=project["project"]["name"], compute=dict(min_cu=0.5, max_cu=2)))
+    assert result["changed"] is True
+    endpoint = endpoints_of(sim, project["project"]["id"], project["branch"]["id"])[0]
+    assert (endpoint["autoscaling_limit_min_cu"], endpoint["autoscaling_limit_max_cu"]) == (0.5, 2)
+    settings = rel.api(sim, "GET", "/projects/%s" % project["project"]["id"])["project"]["default_endpoint_settings"]
+    assert (settings["autoscaling_limit_min_cu"], settings["autoscaling_limit_max_cu"]) == (0.5, 2)
+    assert ok(run(sim, "project", name=project["project"]["name"], compute=dict(min_cu=0.5, max_cu=2)))["changed"] is False
+
+
+def test_project_create_only_setting_that_differs_fails_and_changes_nothing(sim):
+    project = new_project(sim, region_id="aws-us-east-2")
+    seq = last_seq(sim)
+    refused = failed(run(sim, "project", name=project["project"]["name"], region_id="aws-eu-central-1", pg_version=16))
+    assert "region_id is 'aws-us-east-2', not 'aws-eu-central-1'" in refused["msg"]
+    assert "pg_version is 17, not 16" in refused["msg"] and "Nothing was changed" in refused["msg"]
+    assert refused["changed"] is False and changes_since(sim, seq) == []
+
+
+def test_two_projects_of_one_name_fail_naming_both_ids(sim):
+    name = rel.unique_name("prov-twice")
+    first, second = new_project(sim, name=name), new_project(sim, name=name)
+    seq = last_seq(sim)
+    refused = failed(run(sim, "project", name=name, history_retention_seconds=0))
+    assert first["project"]["id"] in refused["msg"] and second["project"]["id"] in refused["msg"]
+    assert refused["changed"] is False and changes_since(sim, seq) == []
+
+
+def test_project_delete_then_again_unchanged(sim):
+    project = new_project(sim)
+    name = project["project"]["name"]
+    deleted = ok(run(sim, "project", name=name, state="absent"))
+    assert deleted["changed"] is True and deleted["project"]["id"] == project["project"]["id"]
+    assert rel.api(sim, "GET", "/projects", params={"search": name})["projects"] == []
+    assert ok(run(sim, "project", name=name, state="absent"))["changed"] is False
+
+
+# ---------------------------------------------------------------------------------------------- branch
+
+
+def test_branch_from_the_default_branch_with_a_read_write_compute(sim):
+    project = new_project(sim)
+    pid, main = project["project"]["id"], project["branch"]
+    password = project["connection_uris"][0]["connection_parameters"]["password"]
+    created = ok(run(sim, "branch", diff=True, project_id=pid, name="pr-1"))
+
+    branch = created["branch"]
+    assert created["changed"] is True and branch["name"] == "pr-1" and branch["parent_id"] == main["id"]
+    assert created["endpoints"][0]["type"] == "read_write" and created["endpoints"][0]["host"].startswith("ep-")
+    assert [(op["action"], op["status"]) for op in created["operations"]] == [
+        ("create_branch", "finished"), ("start_compute", "finished")]
+    assert created["endpoints"][0]["host"] in created["connection_uri"]  # one role, one database: the service gives it
+    assert created["diff"]["before"] == {} and created["diff"]["after"]["name"] == "pr-1"
+    assert_secret_hidden(run(sim, "branch", project_id=pid, name="pr-1"), password)
+    listed = branch_named(sim, pid, "pr-1")
+    assert listed["id"] == branch["id"] and listed["current_state"] == "ready"
+    assert [endpoint["current_state"] for endpoint in endpoints_of(sim, pid, branch["id"])] == ["active"]
+
+    seq = last_seq(sim)
+    again = ok(run(sim, "branch", project_id=pid, name="pr-1"))
+    assert again["changed"] is False and again["branch"]["id"] == branch["id"] and again["operations"] == []
+    assert again["endpoints"][0]["id"] == created["endpoints"][0]["id"] and "connection_uri" not in again
+    assert len(requests_since(sim, seq)) <= 2 and changes_since(sim, seq) == []
+
+
+def test_branch_from_a_named_parent_at_a_point_in_time(sim):
+    project = new_project(sim)
+    pid = project["project"]["id"]
+    parent = ok(run(sim, "branch", project_id=pid, name="staging", compute=False))["branch"]
+    sim.advance_clock(60)  # the parent has a minute of history to branch from
+    moment = iso(sim_now(sim) - datetime.timedelta(seconds=30))
+    created = ok(run(sim, "branch", project_id=pid, name="pr-2", parent="staging", parent_timestamp=moment))
+    assert created["branch"]["parent_id"] == parent["id"]
+    assert created["branch"]["parent_timestamp"] == moment
+
+    seq = last_seq(sim)
+    same = ok(run(sim, "branch", project_id=pid, name="pr-2", parent=parent["id"],
+                  parent_timestamp=moment.replace("Z", "+00:00")))
+    assert same["changed"] is False and len(requests_since(sim, seq)) <= 2
+
+    refused = failed(run(sim, "branch", project_id=pid, name="pr-2", parent="main"))
+    assert "parent" in refused["msg"] and "can only be set when it is created" in refused["msg"]
+    assert changes_since(sim, seq) == []
+
+    unknown = failed(run(sim, "branch", project_id=pid, name="pr-3", parent="no-such-branch"))
+    assert "'no-such-branch' is neither the name nor the id of a branch" in unknown["msg"]
+    assert changes_since(sim, seq) == [] and branch_named(sim, pid, "pr-3") is None
+
+
+def test_branch_without_compute_and_a_compute_added_later(sim):
+    pid = new_project(sim)["project"]["id"]
+    bare = ok(run(sim, "branch", project_id=pid, name="no-compute", compute=False))
+    assert bare["endpoints"] == [] and [op["action"] for op in bare["operations"]] == ["create_branch"]
+    assert endpoints_of(sim, pid, bare["branch"]["id"]) == []
+    assert ok(run(sim, "branch", project_id=pid, name="no-compute", compute=False))["changed"] is False
+
+    added = ok(run(sim, "branch", project_id=pid, name="no-compute", compute=dict(min_cu=0.25, max_cu=1)))
+    assert added["changed"] is True and added["endpoints"][0]["type"] == "read_write"
+    assert [(e["type"], e["autoscaling_limit_max_cu"]) for e in endpoints_of(sim, pid, bare["branch"]["id"])] == [
+        ("read_write", 1)]
+    resized = ok(run(sim, "branch", project_id=pid, name="no-compute", compute=dict(max_cu=2)))
+    assert resized["changed"] is True and [op["action"] for op in resized["operations"]][0] == "apply_config"
+    assert endpoints_of(sim, pid, bare["branch"]["id"])[0]["autoscaling_limit_max_cu"] == 2
+
+
+def test_reset_from_parent_changes_every_time_and_keeps_the_branch(sim):
+    pid = new_project(sim)["project"]["id"]
+    created = ok(run(sim, "branch", project_id=pid, name="pr-reset"))
+    branch_id, host = created["branch"]["id"], created["endpoints"][0]["host"]
+    for _attempt in range(2):
+        reset = ok(run(sim, "branch", project_id=pid, name="pr-reset", reset_from_parent=True))
+        assert reset["changed"] is True and reset["branch"]["id"] == branch_id
+        assert reset["endpoints"][0]["host"] == host
+        assert [op["status"] for op in reset["operations"]] == ["finished"] * len(reset["operations"])
+        assert reset["operations"]
+        assert branch_named(sim, pid, "pr-reset")["last_reset_at"]
+    seq = last_seq(sim)
+    checked = ok(run(sim, "branch", check_mode=True, project_id=pid, name="pr-reset", reset_from_parent=True))
+    assert checked["changed"] is True and changes_since(sim, seq) == []
+
+
+def test_expires_at_and_protected(sim):
+    pid = new_project(sim)["project"]["id"]
+    expiry = iso(sim_now(sim) + datetime.timedelta(days=7))
+    created = ok(run(sim, "branch", project_id=pid, name="pr-expiring", expires_at=expiry, compute=False))
+    assert created["branch"]["expires_at"] == expiry
+    assert ok(run(sim, "branch", project_id=pid, name="pr-expiring", expires_at=expiry, compute=False))["changed"] is False
+    later = iso(sim_now(sim) + datetime.timedelta(days=8))
+    moved = ok(run(sim, "branch", diff=True, project_id=pid, name="pr-expiring", expires_at=later, compute=False))
+    assert moved["changed"] is True and branch_named(sim, pid, "pr-expiring")["expires_at"] == later
+    assert (moved["diff"]["before"]["expires_at"], moved["diff"]["after"]["expires_at"]) == (expiry, later)
+    cleared = ok(run(sim, "branch", project_id=pid, name="pr-expiring", expires_at="", compute=False))
+    assert cleared["changed"] is True and branch_named(sim, pid, "pr-expiring").get("expires_at") is None
+
+    protected = ok(run(sim, "branch", project_id=pid, name="release", protected=True, compute=False))
+    assert protected["branch"]["protected"] is True and branch_named(sim, pid, "release")["protected"] is True
+    seq = last_seq(sim)
+    refused = failed(run(sim, "branch", project_id=pid, name="release", expires_at=later, compute=False))
+    assert "Protected branch cannot have an expiration date" in refused["msg"]
+    assert branch_named(sim, pid, "release").get("expires_at") is None
+    assert changes_since(sim, seq) == [("PATCH", "/api/v2/projects/%s/branches/%s" % (pid, protected["branch"]["id"]))]
+
+
+def test_delete_and_delete_again(sim):
+    pid = new_project(sim)["project"]["id"]
+    branch = ok(run(sim, "branch", project_id=pid, name="pr-gone"))["branch"]
+    deleted = ok(run(sim, "branch", diff=True, project_id=pid, name="pr-gone", state="absent"))
+    assert deleted["changed"] is True and deleted["branch"]["id"] == branch["id"]
+    assert deleted["diff"]["after"] == {} and deleted["diff"]["before"]["name"] == "pr-gone"
+    assert {op["action"] for op in deleted["operations"]} >= {"delete_timeline"}
+    assert [op["status"] for op in deleted["operations"]] == ["finished"] * len(deleted["operations"])
+    assert branch_named(sim, pid, "pr-gone") is None
+    seq = last_seq(sim)
+    again = ok(run(sim, "branch", project_id=pid, name="pr-gone", state="absent"))
+    assert again["changed"] is False and again["branch"] is None and changes_since(sim, seq) == []
+
+
+@pytest.mark.parametrize("what", ["default", "protected", "parent"])
+def test_deleting_a_default_protected_or_parent_branch_is_refused_before_any_change(sim, what):
+    project = new_project(sim)
+    pid = project["project"]["id"]
+    name, reason = "main", "it is the project's default branch"
+    if what == "protected":
+        name, reason = "kept", "it is protected"
+        ok(run(sim, "branch", project_id=pid, name=name, protected=True, compute=False))
+    elif what == "parent":
+        name, reason = "base", "it is the parent of 'child'"
+        ok(run(sim, "branch", project_id=pid, name=name, compute=False))
+        ok(run(sim, "branch", project_id=pid, name="child", parent=name, compute=False))
+    seq = last_seq(sim)
+    refused = failed(run(sim, "branch", project_id=pid, name=name, state="absent"))
+    assert reason in refused["msg"] and "Nothing was changed" in refused["msg"]
+    assert refused["changed"] is False and changes_since(sim, seq) == []
+    assert branch_named(sim, pid, name) is not None
