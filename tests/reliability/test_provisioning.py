@@ -372,3 +372,229 @@ def test_deleting_a_default_protected_or_parent_branch_is_refused_before_any_cha
     assert reason in refused["msg"] and "Nothing was changed" in refused["msg"]
     assert refused["changed"] is False and changes_since(sim, seq) == []
     assert branch_named(sim, pid, name) is not None
+
+
+# ---------------------------------------------------------------------------------------------- waiting
+
+
+def test_a_failed_operation_fails_the_task_and_says_what_was_already_changed(sim):
+    pid = new_project(sim)["project"]["id"]
+    sim.script_operations("start_compute", project_id=pid, outcome="failed", error="no capacity in the region")
+    result = run(sim, "branch", project_id=pid, name="pr-unlucky")
+    failure = failed(result)
+    branch = branch_named(sim, pid, "pr-unlucky")
+    start = [op for op in failure["operations"] if op["action"] == "start_compute"][0]
+    assert start["status"] == "failed"
+    for part in (start["id"], "start_compute", "failed", "no capacity in the region",
+                 "Changed by this task so far: branch 'pr-unlucky' was created (id %s)" % branch["id"]):
+        assert part in failure["msg"], failure["msg"]
+    assert failure["changed"] is True and failure["branch"]["id"] == branch["id"]
+    assert "connection_uri" in failure  # shown once: kept in the failed result too
+    assert_secret_hidden(result, failure["connection_uri"].split(":")[2].split("@")[0])
+
+
+def test_wait_false_returns_at_once_with_the_operations_started(sim):
+    pid = new_project(sim)["project"]["id"]
+    sim.script_operations("*", project_id=pid, hold=True, count=2)
+    seq = last_seq(sim)
+    started = ok(run(sim, "branch", project_id=pid, name="pr-nowait", wait=False))
+    assert started["changed"] is True
+    assert [op["action"] for op in started["operations"]] == ["create_branch", "start_compute"]
+    assert [op["status"] in ("scheduling", "running") for op in started["operations"]] == [True, True]
+    assert branch_named(sim, pid, "pr-nowait")["current_state"] == "init"  # returned before the branch was ready
+    assert [path for method, path in requests_since(sim, seq) if path.endswith("/operations")] == []
+    sim.release_operations(pid)
+
+
+def test_wait_timeout_bounds_the_wait_for_what_it_started(sim):
+    pid = new_project(sim)["project"]["id"]
+    sim.script_operations("create_branch", project_id=pid, hold=True)  # never ends unless released
+    started = time.monotonic()
+    failure = failed(run(sim, "branch", project_id=pid, name="pr-slow", compute=False, wait_timeout=1.5))
+    assert time.monotonic() - started < 15
+    assert "still in progress when wait_timeout (1.5 s) ran out" in failure["msg"]
+    assert "create_branch" in failure["msg"] and "neon.cloud.operation_wait" in failure["msg"]
+    assert "Changed by this task so far: branch 'pr-slow' was created" in failure["msg"]
+    sim.release_operations(pid)
+
+
+def test_a_423_while_another_operation_runs_is_waited_out(sim, collection_parent, tmp_path):
+    pid = new_project(sim)["project"]["id"]
+    held = sim.start_operations(pid, action="apply_config", hold=True)[0]
+    seq = last_seq(sim)
+    process, = start_processes(collection_parent, tmp_path, "branch", [
+        rel.connection_args(sim, project_id=pid, name="pr-locked", api_timeout=30)])
+    try:
+        wait_for_request(sim, seq, "POST", "/branches", status=423)
+        assert branch_named(sim, pid, "pr-locked") is None  # refused, not carried out
+        wait_for_request(sim, seq, "GET", "/operations")  # it waits for the project's operations
+    finally:
+        sim.release_operations(pid, held["id"])
+    result, = collect([process])
+    assert not result.get("failed"), result
+    assert result["changed"] is True and branch_named(sim, pid, "pr-locked")["id"] == result["branch"]["id"]
+    posts = [entry for entry in sim.requests(since=seq) if entry["method"] == "POST"]
+    assert [entry["status"] for entry in posts][-1] == 201 and set(entry["status"] for entry in posts) == {423, 201}
+    assert len(branches(sim, pid)) == 2
+
+
+def test_a_423_that_outlasts_wait_timeout_fails_with_nothing_changed(sim):
+    pid = new_project(sim)["project"]["id"]
+    sim.start_operations(pid, action="apply_config", hold=True)
+    failure = failed(run(sim, "branch", project_id=pid, name="pr-stuck", wait_timeout=1.5))
+    assert "HTTP 423" in failure["msg"] and "wait_timeout (1.5 s)" in failure["msg"]
+    assert "apply_config" in failure["msg"] and "Nothing was changed" in failure["msg"]
+    assert failure["changed"] is False and branch_named(sim, pid, "pr-stuck") is None
+    sim.release_operations(pid)
+
+
+# ---------------------------------------------------------------------------------------------- overlapping runs
+
+
+def test_two_overlapping_creates_of_one_branch_leave_one_branch_and_both_succeed(sim, collection_parent, tmp_path):
+    pid = new_project(sim)["project"]["id"]
+    sim.add_barrier(method="GET", path="/api/v2/projects/%s/branches" % pid, parties=2, timeout=60)
+    args = rel.connection_args(sim, project_id=pid, name="pr-race", api_timeout=RUN_TIMEOUT - 10)
+    results = collect(start_processes(collection_parent, tmp_path, "branch", [args, args]))
+    assert [barrier["timed_out"] for barrier in sim.barriers()] == [False]  # both listed before either created
+
+    named = [branch for branch in branches(sim, pid) if branch["name"] == "pr-race"]
+    assert len(named) == 1
+    for result in results:
+        assert not result.get("failed"), result
+        assert result["branch"]["id"] == named[0]["id"]
+        assert result["endpoints"][0]["type"] == "read_write"
+    posts = [entry["status"] for entry in sim.requests() if entry["method"] == "POST"
+             and entry["path"].endswith("/projects/%s/branches" % pid)]
+    assert sorted(posts) == [201, 409]  # the second create was refused as "already exists"
+    used = [result for result in results if "another run" in json.dumps(result.get("warnings"))]
+    assert len(used) == 1 and "connection_uri" not in used[0]
+    assert [len(endpoints_of(sim, pid, named[0]["id"]))] == [1]
+
+
+# ---------------------------------------------------------------------------------------------- faults
+
+
+@pytest.mark.parametrize("fault", [
+    dict(status=500, apply=True),
+    dict(drop=True, apply=True),
+    dict(body="truncated"),
+    dict(status=503),
+    dict(status=500),
+])
+def test_a_faulty_answer_to_a_branch_create_never_creates_it_twice(sim, fault):
+    pid = new_project(sim)["project"]["id"]
+    sim.add_fault(method="POST", path="/api/v2/projects/%s/branches" % pid, count=1, **fault)
+    result = run(sim, "branch", project_id=pid, name="pr-fault")
+    named = [branch for branch in branches(sim, pid) if branch["name"] == "pr-fault"]
+    assert len(named) == 1, (fault, result.describe())
+    data = ok(result)
+    assert data["changed"] is True and data["branch"]["id"] == named[0]["id"]
+    assert [endpoint["type"] for endpoint in endpoints_of(sim, pid, named[0]["id"])] == ["read_write"]
+    assert ok(run(sim, "branch", project_id=pid, name="pr-fault"))["changed"] is False
+
+
+@pytest.mark.parametrize("fault", [dict(status=500, apply=True), dict(body="truncated"), dict(status=503)])
+def test_a_faulty_answer_to_a_project_create_never_creates_it_twice(sim, fault):
+    name = rel.unique_name("prov-fault")
+    sim.add_fault(method="POST", path="/api/v2/projects", count=1, **fault)
+    result = run(sim, "project", name=name)
+    listed = rel.api(sim, "GET", "/projects", params={"search": name})["projects"]
+    assert [project["name"] for project in listed] == [name], result.describe()
+    assert ok(result)["project"]["id"] == listed[0]["id"]
+
+
+# ---------------------------------------------------------------------------------------------- branch_info
+
+
+def test_branch_info_reads_every_page_and_each_branch_s_computes(sim, monkeypatch):
+    from ansible_collections.neon.cloud.plugins.module_utils import _branches
+
+    project = new_project(sim)
+    pid = project["project"]["id"]
+    for name in ("dev", "qa", "pr-7", "pr-8"):
+        ok(run(sim, "branch", project_id=pid, name=name, compute=name.startswith("pr-"), wait=False))
+    sim.advance_clock(30)
+    monkeypatch.setattr(_branches, "BRANCHES_PAGE_MAX", 2)  # five branches: three pages of the service's cursor
+    seq = last_seq(sim)
+    listed = ok(run(sim, "branch_info", project_id=pid))["branches"]
+    pages = [entry for entry in sim.requests(since=seq) if entry["path"].endswith("/branches")]
+    assert len(pages) == 3 and "cursor=" in pages[-1]["query"]
+    assert sorted(branch["name"] for branch in listed) == ["dev", "main", "pr-7", "pr-8", "qa"]
+    computes = dict((branch["name"], [endpoint["type"] for endpoint in branch["endpoints"]]) for branch in listed)
+    assert computes == {"main": ["read_write"], "dev": [], "qa": [], "pr-7": ["read_write"], "pr-8": ["read_write"]}
+    for branch in listed:
+        assert all(endpoint["branch_id"] == branch["id"] for endpoint in branch["endpoints"])
+
+
+def test_branch_info_one_by_name_in_two_requests(sim):
+    pid = new_project(sim)["project"]["id"]
+    made = ok(run(sim, "branch", project_id=pid, name="pr-9"))
+    ok(run(sim, "branch", project_id=pid, name="pr-90", compute=False))  # a longer name the search also matches
+    seq = last_seq(sim)
+    found = ok(run(sim, "branch_info", project_id=pid, name="pr-9"))
+    assert [branch["id"] for branch in found["branches"]] == [made["branch"]["id"]]
+    assert [endpoint["id"] for endpoint in found["branches"][0]["endpoints"]] == [made["endpoints"][0]["id"]]
+    assert found["changed"] is False and len(requests_since(sim, seq)) == 2
+    assert ok(run(sim, "branch_info", project_id=pid, name="pr-404"))["branches"] == []
+
+
+# ---------------------------------------------------------------------------------------------- connection_info
+
+
+def test_connection_info_pooled_and_direct_on_the_read_write_compute_even_listed_after_a_read_only_one(sim):
+    project = new_project(sim)
+    pid = project["project"]["id"]
+    branch = ok(run(sim, "branch", project_id=pid, name="pr-ro-first", compute=False))["branch"]
+    replica = rel.api(sim, "POST", "/projects/%s/endpoints" % pid,
+                      json={"endpoint": {"branch_id": branch["id"], "type": "read_only"}})["endpoint"]
+    sim.advance_clock(30)
+    writer = ok(run(sim, "branch", project_id=pid, name="pr-ro-first"))["endpoints"][0]
+    assert writer["type"] == "read_write"
+    assert [endpoint["type"] for endpoint in endpoints_of(sim, pid, branch["id"])] == ["read_only", "read_write"]
+
+    direct = run(sim, "connection_info", project_id=pid, branch="pr-ro-first")
+    data = ok(direct)
+    assert data["host"] == writer["host"] and data["endpoint_id"] == writer["id"] != replica["id"]
+    assert (data["database"], data["role"], data["port"], data["pooled"]) == ("neondb", "neondb_owner", 5432, False)
+    assert data["uri"] == "postgresql://neondb_owner:%s@%s/neondb?sslmode=require" % (data["password"], writer["host"])
+    assert sim.password_valid(pid, branch["id"], "neondb_owner", data["password"])
+    assert data["changed"] is False
+    assert_secret_hidden(direct, data["password"])
+
+    pooled = ok(run(sim, "connection_info", project_id=pid, branch=branch["id"], pooled=True))
+    first, dot, rest = writer["host"].partition(".")
+    assert pooled["host"] == first + "-pooler" + dot + rest and pooled["host"] in pooled["uri"]
+    assert pooled["password"] == data["password"] and pooled["pooled"] is True
+
+
+def test_connection_info_defaults_to_the_default_branch_and_asks_when_ambiguous(sim):
+    project = new_project(sim)
+    pid, main = project["project"]["id"], project["branch"]
+    default = ok(run(sim, "connection_info", project_id=pid))
+    assert default["branch_id"] == main["id"] and default["host"] == project["endpoints"][0]["host"]
+    assert default["uri"] == project["connection_uris"][0]["connection_uri"]
+
+    rel.api(sim, "POST", "/projects/%s/branches/%s/roles" % (pid, main["id"]), json={"role": {"name": "reader"}})
+    sim.advance_clock(30)
+    rel.api(sim, "POST", "/projects/%s/branches/%s/databases" % (pid, main["id"]),
+            json={"database": {"name": "analytics", "owner_name": "reader"}})
+    sim.advance_clock(30)
+    seq = last_seq(sim)
+    ambiguous = failed(run(sim, "connection_info", project_id=pid))
+    assert "has 2 roles (neondb_owner, reader); say which one with the role option" in ambiguous["msg"]
+    no_database = failed(run(sim, "connection_info", project_id=pid, role="reader"))
+    assert "has 2 databases (analytics, neondb); say which one with the database option" in no_database["msg"]
+    chosen = ok(run(sim, "connection_info", project_id=pid, role="reader", database="analytics"))
+    assert (chosen["role"], chosen["database"]) == ("reader", "analytics")
+    assert sim.password_valid(pid, main["id"], "reader", chosen["password"])
+    assert changes_since(sim, seq) == []
+
+
+def test_connection_info_of_a_branch_without_compute_or_unknown_fails_clearly(sim):
+    pid = new_project(sim)["project"]["id"]
+    ok(run(sim, "branch", project_id=pid, name="pr-dark", compute=False))
+    dark = failed(run(sim, "connection_info", project_id=pid, branch="pr-dark"))
+    assert "has no read-write compute to connect to" in dark["msg"]
+    unknown = failed(run(sim, "connection_info", project_id=pid, branch="pr-none"))
+    assert "has no branch 'pr-none'" in unknown["msg"]
