@@ -181,9 +181,9 @@ def decide(description, current, options, state="present", name=None):
         put(body, field.api, wanted)
         changes[field.option] = (before, wanted)
     if refused:
-        return Plan(REFUSE, "%s (id %s) exists and %s; %s can only be set when it is created, so nothing was "
-                    "changed" % (label, current.get("id"), "; ".join(refused),
-                                 "that" if len(refused) == 1 else "those"))
+        # The task's failure adds "Nothing was changed" (_resources.ResourceTask.failure).
+        return Plan(REFUSE, "%s (id %s) exists and %s; %s can only be set when it is created" % (
+            label, current.get("id"), "; ".join(refused), "that" if len(refused) == 1 else "those"))
     if not body:
         return Plan(NOTHING, "%s (id %s) is as asked" % (label, current.get("id")))
     return Plan(UPDATE, "%s (id %s) differs in %s" % (label, current.get("id"), ", ".join(sorted(changes))),
