@@ -44,16 +44,21 @@ recap = re.search(r"^localhost\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+
 assert recap, "no PLAY RECAP for localhost"
 ok, changed, unreachable, failed = map(int, recap.groups())
 assert failed == 0 and unreachable == 0 and ok >= 30, recap.group(0)
-# 2 changes in the tour (key created, key revoked) and 3 in the team lead's play (project-scoped
-# key created, rotated, revoked)
-assert changed == 5, "expected 5 changes: %s" % recap.group(0)
+# 2 changes in the tour (key created, key revoked), 3 in the team lead's play (project-scoped
+# key created, rotated, revoked) and 3 in the pull request's play (project and branch created, branch deleted)
+assert changed == 8, "expected 8 changes: %s" % recap.group(0)
 for task in ("List every project, across pages", "Wait for the operations it started",
              "Try to use the revoked key - the service must refuse it with 401",
              "Create a key scoped to that one project, for its CI", "With the CI key, try another project of the organization",
-             "The old CI key no longer works", "Revoke the CI key"):
+             "The old CI key no longer works", "Revoke the CI key",
+             "Create a branch for pull request 123 from main, with a compute, and wait until it is ready",
+             "Read the branch's pooled connection string for the migration step",
+             "Delete the branch when the pull request closes"):
     assert "TASK [%s]" % task in out, "task %r did not run" % task
 assert "It lists only checkout-api" in out
 assert "HTTP 403: not allowed: the API key is scoped to another project" in out
+assert re.search(r"Migrations of pull request 123 connect through the pooler ep-[a-z0-9-]+-pooler\.", out)
+assert "postgresql://" not in out, "a connection string is in the output"
 assert "projects_info found 37 projects, following every page (a single plain GET /projects answers 10" in out
 # no secret in the output: neither the bootstrap key nor the key the demo created (64 [a-z0-9])
 assert os.environ["NEON_API_KEY"] not in out, "the API key is in the output"
@@ -67,7 +72,11 @@ assert len(keys) == 1 and keys[0]["revoked"], keys
 ci_keys = [k for k in json.load(urllib.request.urlopen(os.environ["CONTROL_URL"] + "/keys", timeout=10))["keys"]
            if k["name"] == "ci-checkout-api"]
 assert len(ci_keys) == 2 and all(k["revoked"] and k["kind"] == "project" for k in ci_keys), ci_keys
-print("demo: the playbook passed, created and revoked its keys, and showed no secret")
+# the pull request's branch is gone, its project stays with its default branch only
+with urllib.request.urlopen(os.environ["CONTROL_URL"] + "/requests", timeout=10) as response:
+    deletes = [r for r in json.load(response)["requests"] if r["method"] == "DELETE" and "/branches/" in r["path"]]
+assert len(deletes) == 1 and deletes[0]["status"] == 200, deletes
+print("demo: the playbook passed, created and revoked its keys, made and deleted a pull request's branch, and showed no secret")
 PYEOF
 
 
@@ -84,8 +93,9 @@ python - "$out" <<'PYEOF'
 import os, re, sys
 out = open(sys.argv[1]).read()
 recaps = re.findall(r"^([a-z0-9-]+)\s+:\s+ok=(\d+)\s+changed=\d+\s+unreachable=(\d+)\s+failed=(\d+)", out, re.M)
-# every project the bootstrap key reaches (personal and its organization's) is a host, and each ran both tasks
-assert len(recaps) == 40, "expected 40 hosts: %d" % len(recaps)
+# every project the bootstrap key reaches (personal and its organization's, and the demo-shop project the
+# pull request play made) is a host, and each ran both tasks
+assert len(recaps) == 41, "expected 41 hosts: %d" % len(recaps)
 assert all(ok == "2" and unreachable == "0" and failed == "0" for _host, ok, unreachable, failed in recaps), recaps
 assert "Show the project, its region and its latest operation" in out
 assert os.environ["NEON_API_KEY"] not in out, "the API key is in the output"
