@@ -251,17 +251,16 @@ class BranchTask:
             endpoints = branch_endpoints(self.client, self.project_id, found.item["id"])
             return self._diff(self.task.result(branch=found.item, endpoints=read_write_first(endpoints)),
                               {}, self._shown(found.item, read_write_endpoint(endpoints)))
+        # Shown only in this answer: kept before anything else in it is checked, so that no failure loses it.
+        self.task.keep_created_uri(data)
         try:
             branch = answers.item_of(data, "POST", path, "branch", answers.BRANCH_FIELDS)
-            uris = answers.connection_uris(data, "POST", path)
             endpoints = answers.items_of(data, "POST", path, "endpoints", answers.ENDPOINT_FIELDS) \
                 if data.get("endpoints") is not None else []
         except UnexpectedAnswer as error:
             self.task.did("%s was created" % self.label)
             raise self.task.failure("%s was created, but its answer cannot be used: %s" % (
                 self.label, error.describe()), error)
-        if uris:
-            self.task.keep_secret_uri("connection_uri", uris[0]["connection_uri"])
         what = "%s was created (id %s)" % (self.label, branch["id"])
         self.task.did(what)
         self.task.kept.update(branch=branch, endpoints=read_write_first(endpoints))

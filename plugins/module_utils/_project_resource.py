@@ -207,14 +207,8 @@ class ProjectTask:
             self.task.warnings.append("Get the new project's connection URI with neon.cloud.connection_info.")
             self.task.wait_idle(found.item["id"], what)
             return self._diff(self.task.result(), {}, PROJECT.shown(found.item))
-        uris = []
-        try:
-            uris = answers.connection_uris(data, "POST", path)
-        except UnexpectedAnswer:
-            pass  # the project is read below; a URI that cannot be read is not kept
-        if uris:
-            # Shown only in this answer: from here on in every result, failures included.
-            self.task.keep_secret_uri("connection_uri", uris[0]["connection_uri"])
+        # Shown only in this answer: kept before anything else in it is checked, so that no failure loses it.
+        self.task.keep_created_uri(data)
         try:
             project = answers.item_of(data, "POST", path, "project", answers.FULL_PROJECT_FIELDS)
         except UnexpectedAnswer as error:

@@ -95,10 +95,14 @@ class ResourceTask:
         self.changed = True
         self.done.append(sentence)
 
-    def keep_secret_uri(self, field, uri):
-        """A connection URI shown only now: in every result from here on; its password never in a message."""
-        self.kept[field] = uri
-        self.client.remember_secret(uri_password(uri))
+    def keep_created_uri(self, data):
+        """The connection URI a create answered, shown only now: in every result from here on, as
+        ``connection_uri``; its password never in a message. Nothing else of the answer is needed
+        for it, so nothing else in it can make it lost."""
+        uris = answers.connection_uris(data)
+        if uris:
+            self.kept["connection_uri"] = uris[0]
+            self.client.remember_secret(uri_password(uris[0]))
 
     def result(self, **fields):
         result = dict(self.kept, changed=self.changed, operations=self.operations)

@@ -505,3 +505,31 @@ def test_branch_deleted_meanwhile_answers_204_and_the_task_changes_nothing(neon)
     result = branch_task(neon).absent()
     assert result["changed"] is False
     assert result["operations"] == []
+
+
+def test_new_branch_uri_is_kept_when_the_rest_of_its_answer_cannot_be_used(neon):
+    project_id = neon.add_project()
+    uri = "postgresql://neondb_owner:%s@ep-x.eu-central-1.aws.neon.tech/neondb?sslmode=require" % PASSWORD
+
+    def created_with_a_bad_compute():
+        branch = neon.add_branch(project_id, "pr-1")
+        return make_response(201, {"branch": branch, "endpoints": [{"id": "ep-x"}], "operations": [],
+                                   "connection_uris": [{"connection_uri": uri}]})
+
+    neon.faults.append(("POST", "/branches", Lazy(created_with_a_bad_compute)))
+    with pytest.raises(TaskFailure) as caught:
+        branch_task(neon).present(options(name="pr-1"), True, False)
+    assert caught.value.result["connection_uri"] == uri  # shown once: never lost
+    assert caught.value.result["changed"] is True
+    assert "endpoints[0].type" in caught.value.msg and PASSWORD not in caught.value.msg
+
+
+def test_new_project_uri_is_kept_whatever_else_its_connection_details_hold(neon):
+    def created_with_odd_parameters():
+        answer = json.loads(neon.create_project({"name": "shop"}).text)
+        answer["connection_uris"][0]["connection_parameters"] = "not an object"
+        return make_response(201, answer)
+
+    neon.faults.append(("POST", "/projects", Lazy(created_with_odd_parameters)))
+    result = project_task(neon).present(project_options(name="shop"))
+    assert PASSWORD in result["connection_uri"]
