@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the i
     from urlparse import urlsplit  # type: ignore
 
 from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._operations import OperationWaiter, describe_operation
 from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import Refusal
 
@@ -109,6 +109,13 @@ class ResourceTask:
         result.update(fields)
         if self.warnings:
             result["warnings"] = list(self.warnings)
+        return result
+
+    def with_diff(self, result, before, after):
+        """``result`` with the diff of what the task changed, when Ansible asks for one (never a secret:
+        ``before`` and ``after`` are a Description's compared fields)."""
+        if self.diff:
+            result["diff"] = dict(before=before, after=after)
         return result
 
     def failure(self, msg, error=None):
@@ -219,6 +226,24 @@ class ResourceTask:
             return self.send(method, path, project_id, body)
         except NeonAPIError as error:
             raise self.failure("%s failed: %s" % (label, error.describe()), error)
+
+    def update(self, description, path, project_id, current, plan, label, body=None):
+        """PATCH ``current`` (an object of ``description``) as ``plan`` says, ``body`` when given: the
+        request, what was done, the operations it started (waited for); returns the object answered."""
+        label = "%s: %s" % (label, ", ".join(sorted(plan.changes)))
+        data = self.change("PATCH", path, project_id, {description.key: plan.body if body is None else body},
+                           "Updating " + label)
+        self.did("updated " + label)
+        self.started(data, "PATCH", path, project_id, "updated " + label)
+        return self.answered(description, data, "PATCH", path, current["id"])
+
+    def answered(self, description, data, method, path, item_id=None):
+        """The object of ``description`` a change answered, checked (the one asked for, with ``item_id``);
+        an answer that cannot be used fails the task with what was done."""
+        try:
+            return answers.item_of(data, method, path, description.key, description.answer_fields, item_id)
+        except UnexpectedAnswer as error:
+            raise self.failure("its answer cannot be used: %s" % error.describe(), error)
 
     # ------------------------------------------------------------------------------------------ waiting
 

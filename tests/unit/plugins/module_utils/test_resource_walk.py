@@ -168,6 +168,10 @@ class FakeNeon:
             endpoint.update(body["endpoint"])
             return make_response(200, {"endpoint": endpoint, "operations": [
                 self.start(project_id, "apply_config", endpoint["branch_id"])]})
+        if len(rest) == 2 and rest[0] == "branches" and method == "PATCH":
+            branch = [b for b in self.branches[project_id] if b["id"] == rest[1]][0]
+            branch.update(body["branch"])
+            return make_response(200, {"branch": branch, "operations": []})
         if len(rest) == 2 and rest[0] == "branches" and method == "DELETE":
             gone = [b for b in self.branches[project_id] if b["id"] == rest[1]]
             if not gone:
@@ -533,3 +537,30 @@ def test_new_project_uri_is_kept_whatever_else_its_connection_details_hold(neon)
     neon.faults.append(("POST", "/projects", Lazy(created_with_odd_parameters)))
     result = project_task(neon).present(project_options(name="shop"))
     assert PASSWORD in result["connection_uri"]
+
+
+def test_branch_settings_are_updated_once_and_a_second_run_changes_nothing(neon):
+    project_id = neon.add_project()
+    branch = neon.add_branch(project_id, "pr-1", expires_at="2025-02-01T00:00:00Z")
+    neon.add_endpoint(project_id, branch["id"])
+    result = branch_task(neon).present(options(name="pr-1", protected=True, expires_at=""), True, False)
+    assert result["changed"] is True
+    assert branch["protected"] is True and branch["expires_at"] is None
+    assert changes_sent(neon) == [("PATCH", "/projects/%s/branches/%s" % (project_id, branch["id"]))]
+    assert result["diff"] == {"before": dict(result["diff"]["after"], protected=False, expires_at="2025-02-01T00:00:00Z"),
+                              "after": result["diff"]["after"]}
+    before = neon.client.requests_made
+    assert branch_task(neon).present(options(name="pr-1", protected=True, expires_at=""), True, False)["changed"] is False
+    assert neon.client.requests_made - before == 2
+
+
+def test_update_answered_with_another_object_fails_saying_what_was_done(neon):
+    project_id = neon.add_project()
+    branch = neon.add_branch(project_id, "pr-1")
+    neon.faults.append(("PATCH", branch["id"], make_response(200, {"branch": {"id": "br-other", "name": "x"},
+                                                                   "operations": []})))
+    with pytest.raises(TaskFailure) as caught:
+        branch_task(neon).present(options(name="pr-1", protected=True), False, False)
+    assert "branch.id is 'br-other', not %r as asked" % branch["id"] in caught.value.msg
+    assert "Changed by this task so far: updated branch 'pr-1'" in caught.value.msg
+    assert caught.value.result["changed"] is True
