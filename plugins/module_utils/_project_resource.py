@@ -85,7 +85,11 @@ class ProjectTask:
         self.unavailable = found.unavailable
         self.task.warnings.extend(found.warnings)
         where = " in organization %s" % self.org_id if self.org_id else ""
-        return only_one(found.projects, "projects", self.name, where)
+        project = only_one(found.projects, "projects", self.name, where)
+        if project is not None:  # listed with the fields of a list; a decision compares more of them
+            answers.Checker("GET", "/projects").fields(project, "projects[id=%s]" % project["id"],
+                                                       **answers.FULL_PROJECT_FIELDS)
+        return project
 
     # ------------------------------------------------------------------------------------------ absent
 

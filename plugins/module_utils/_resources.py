@@ -147,7 +147,7 @@ class ResourceTask:
             try:
                 return self.client.request(method, path, body=body, retry_locked=project_id is None)
             except NeonAPIError as error:
-                if error.status != 423:
+                if error.status != 423 or project_id is None:  # no project's operations to wait for: the client's retries were all
                     raise
                 self._wait_unlocked(project_id, error)
 

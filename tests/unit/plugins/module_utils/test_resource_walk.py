@@ -20,7 +20,7 @@ import pytest
 import requests
 
 from ansible_collections.neon.cloud.plugins.module_utils._branches import BranchTask, branches_with_endpoints, connection_details
-from ansible_collections.neon.cloud.plugins.module_utils._errors import TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure
 from ansible_collections.neon.cloud.plugins.module_utils._project_resource import ProjectTask
 from ansible_collections.neon.cloud.plugins.module_utils._resources import ResourceTask
 from ansible_collections.neon.cloud.plugins.module_utils._text import SecretScrubber
@@ -564,3 +564,21 @@ def test_update_answered_with_another_object_fails_saying_what_was_done(neon):
     assert "branch.id is 'br-other', not %r as asked" % branch["id"] in caught.value.msg
     assert "Changed by this task so far: updated branch 'pr-1'" in caught.value.msg
     assert caught.value.result["changed"] is True
+
+
+def test_project_create_refused_with_423_fails_clearly_without_polling_a_project_of_none(neon):
+    neon.client.retries = 0
+    neon.faults.append(("POST", "/projects", make_response(423, {"code": "", "message": "locked"})))
+    with pytest.raises(TaskFailure) as caught:
+        project_task(neon).present(project_options(name="shop"))
+    assert "HTTP 423: locked" in caught.value.msg
+    assert not [path for _method, path in neon.log if "None" in path]
+
+
+def test_project_found_by_name_with_settings_of_the_wrong_type_fails_clearly(neon):
+    project_id = neon.add_project("shop")
+    neon.projects[project_id]["default_endpoint_settings"] = "fast"
+    with pytest.raises(NeonAPIError) as caught:  # the module's one fail_json of a request error
+        project_task(neon).present(project_options(name="shop", compute={"max_cu": 2}))
+    assert "default_endpoint_settings must be an object or null, got 'fast'" in str(caught.value)
+    assert changes_sent(neon) == []
