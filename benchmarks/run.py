@@ -31,7 +31,7 @@ PARTS = ("paging", "waiting", "tasks", "imports", "keys", "inventory")
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--runs", type=int, default=7,
                         help="runs of the per-task and import parts, paging does 3 times as many (default 7)")
     parser.add_argument("--wait-runs", type=int, default=3, help="runs of the waiting part, ~20 s each (default 3)")

@@ -150,7 +150,7 @@ def paging(sim, runs, total=10000, log=print):
 # ---------------------------------------------------------------------- 2. waiting
 def _operation_specs(rng, count, spread):
     specs = []
-    for _ in range(count):
+    for _spec in range(count):
         duration = round(rng.uniform(0.5, spread), 3)
         specs.append({
             "action": rng.choice(("create_branch", "start_compute", "apply_config", "suspend_compute")),
@@ -502,7 +502,7 @@ def imports(collection, runs, log=print):
     result = {}
     for label, module in targets:
         _importtime(module, collection)  # warm-up (disk cache)
-        result[label] = [_importtime(module, collection) for _ in range(runs)]
+        result[label] = [_importtime(module, collection) for _run in range(runs)]
     log("  imports: %s" % ", ".join("%s %.0f ms" % (label, statistics.median(s["total"] for s in samples))
                                     for label, samples in result.items()))
     return result

@@ -307,14 +307,17 @@ def started_operations(data, method, path, project_id):
     return operations
 
 
-def connection_uris(data, method, path):
-    """``connection_uris`` of a create answer: a list of ``{connection_uri, connection_parameters}``; may be absent."""
-    check = Checker(method, path)
-    check.object(data)
-    if data.get("connection_uris") is None:
+def connection_uris(data):
+    """The ``connection_uri`` strings of a create answer's ``connection_uris`` (may be absent).
+
+    A secret shown only in this answer: every one that is a non-empty string is taken, whatever
+    else the answer holds (an answer that cannot be used otherwise fails later, with them kept).
+    """
+    listed = data.get("connection_uris") if isinstance(data, dict) else None
+    if not isinstance(listed, list):
         return []
-    return check.each(check.list(data["connection_uris"], "connection_uris"), "connection_uris",
-                      required={"connection_uri": (str,)}, optional={"connection_parameters": (dict,)})
+    return [item["connection_uri"] for item in listed
+            if isinstance(item, dict) and isinstance(item.get("connection_uri"), str) and item["connection_uri"]]
 
 
 def connection_uri(data, path):

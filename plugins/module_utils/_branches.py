@@ -53,7 +53,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources import Found
 BRANCHES_PAGE_MAX = 10000
 DEFAULT_PORT = 5432
 
-BRANCH = Description("branch", "branch", [
+BRANCH = Description("branch", "branch", answers.BRANCH_FIELDS, [
     Field("name"),
     Field("parent", "parent_id", create_only=True),
     Field("parent_timestamp", create_only=True, same=same_time),
@@ -63,7 +63,7 @@ BRANCH = Description("branch", "branch", [
 ])
 # The settings of a compute (an endpoint) a task may ask for; the same for a branch's compute and
 # for a project's default compute settings (_project_resource.py maps them there).
-COMPUTE = Description("compute", "endpoint", [
+COMPUTE = Description("compute", "endpoint", answers.ENDPOINT_FIELDS, [
     Field("min_cu", "autoscaling_limit_min_cu"),
     Field("max_cu", "autoscaling_limit_max_cu"),
     Field("suspend_timeout_seconds"),
@@ -124,11 +124,6 @@ class BranchTask:
         current = self._find()[1]
         return Found(current, ours=True) if current is not None else None
 
-    def _diff(self, result, before, after):
-        if self.task.diff:
-            result["diff"] = dict(before=before, after=after)
-        return result
-
     def _shown(self, branch, endpoint):
         if branch is None:
             return {}
@@ -148,7 +143,7 @@ class BranchTask:
             raise TaskFailure(str(refusal), changed=False)
         plan = decide(BRANCH, current, {}, state="absent", name=self.name)
         if plan.action == NOTHING:
-            return self._diff(self.task.result(branch=None), {}, {})
+            return self.task.with_diff(self.task.result(branch=None), {}, {})
         problem = None
         if current.get("default") or current.get("primary"):
             problem = "it is the project's default branch"
@@ -163,15 +158,15 @@ class BranchTask:
         before = self._shown(current, None)
         if self.task.check_mode:
             self.task.changed = True
-            return self._diff(self.task.result(branch=current), before, {})
+            return self.task.with_diff(self.task.result(branch=current), before, {})
         path = project_path(self.project_id, "branches", current["id"])
         data = self.task.change("DELETE", path, self.project_id, None, "Deleting %s (%s)" % (self.label, current["id"]))
         if data is None:  # 204: gone meanwhile (an overlapping run deleted it)
-            return self._diff(self.task.result(branch=current), before, {})
+            return self.task.with_diff(self.task.result(branch=current), before, {})
         what = "%s (%s) was deleted" % (self.label, current["id"])
         self.task.did(what)
         self.task.started(data, "DELETE", path, self.project_id, what)
-        return self._diff(self.task.result(branch=current), before, {})
+        return self.task.with_diff(self.task.result(branch=current), before, {})
 
     # ------------------------------------------------------------------------------------------ present
 
@@ -227,8 +222,8 @@ class BranchTask:
         self.task.changed = True
         branch = dict(plans["branch"].body, name=self.name)
         endpoint = compute_body(compute) if compute else None
-        return self._diff(self.task.result(branch=branch, endpoints=[endpoint] if endpoint else []),
-                          {}, self._shown(branch, endpoint))
+        return self.task.with_diff(self.task.result(branch=branch, endpoints=[endpoint] if endpoint else []),
+                                   {}, self._shown(branch, endpoint))
 
     def _create(self, plan, compute):
         """POST the branch (with its compute). Returns the result, or None after "already exists"
@@ -249,24 +244,23 @@ class BranchTask:
             self.task.kept["branch"] = found.item
             self.task.wait_idle(self.project_id, what)
             endpoints = branch_endpoints(self.client, self.project_id, found.item["id"])
-            return self._diff(self.task.result(branch=found.item, endpoints=read_write_first(endpoints)),
-                              {}, self._shown(found.item, read_write_endpoint(endpoints)))
+            return self.task.with_diff(self.task.result(branch=found.item, endpoints=read_write_first(endpoints)),
+                                       {}, self._shown(found.item, read_write_endpoint(endpoints)))
+        # Shown only in this answer: kept before anything else in it is checked, so that no failure loses it.
+        self.task.keep_created_uri(data)
         try:
             branch = answers.item_of(data, "POST", path, "branch", answers.BRANCH_FIELDS)
-            uris = answers.connection_uris(data, "POST", path)
             endpoints = answers.items_of(data, "POST", path, "endpoints", answers.ENDPOINT_FIELDS) \
                 if data.get("endpoints") is not None else []
         except UnexpectedAnswer as error:
             self.task.did("%s was created" % self.label)
             raise self.task.failure("%s was created, but its answer cannot be used: %s" % (
                 self.label, error.describe()), error)
-        if uris:
-            self.task.keep_secret_uri("connection_uri", uris[0]["connection_uri"])
         what = "%s was created (id %s)" % (self.label, branch["id"])
         self.task.did(what)
         self.task.kept.update(branch=branch, endpoints=read_write_first(endpoints))
         self.task.started(data, "POST", path, self.project_id, what)
-        return self._diff(self.task.result(), {}, self._shown(branch, read_write_endpoint(endpoints)))
+        return self.task.with_diff(self.task.result(), {}, self._shown(branch, read_write_endpoint(endpoints)))
 
     def _carry_out(self, plans, reset_from_parent):
         """Update the branch, then its compute (create one when asked and missing), then reset it."""
@@ -278,32 +272,26 @@ class BranchTask:
         self.task.kept.update(branch=current, endpoints=read_write_first(plans["endpoints"]))
         if self.task.check_mode:
             self.task.changed = branch_plan.changed or compute_plan.changed or bool(reset_from_parent)
-            return self._diff(self.task.result(), before, after)
+            return self.task.with_diff(self.task.result(), before, after)
         if branch_plan.action == UPDATE:
-            path = project_path(self.project_id, "branches", current["id"])
-            label = "%s (%s): %s" % (self.label, current["id"], ", ".join(sorted(branch_plan.changes)))
-            data = self.task.change("PATCH", path, self.project_id, {"branch": branch_plan.body}, "Updating " + label)
-            self.task.did("updated " + label)
-            self.task.kept["branch"] = self._answered(data, "PATCH", path, "branch", answers.BRANCH_FIELDS, current)
-            self.task.started(data, "PATCH", path, self.project_id, "updated " + label)
+            self.task.kept["branch"] = self.task.update(
+                BRANCH, project_path(self.project_id, "branches", current["id"]), self.project_id, current, branch_plan,
+                "%s (%s)" % (self.label, current["id"]))
         if compute_plan.action == CREATE:
             self._add_compute(current, compute_plan)
         elif compute_plan.action == UPDATE:
-            path = project_path(self.project_id, "endpoints", endpoint["id"])
-            label = "the compute %s of %s: %s" % (endpoint["id"], self.label, ", ".join(sorted(compute_plan.changes)))
-            data = self.task.change("PATCH", path, self.project_id, {"endpoint": compute_plan.body}, "Updating " + label)
-            self.task.did("updated " + label)
-            self._replace_endpoint(self._answered(data, "PATCH", path, "endpoint", answers.ENDPOINT_FIELDS, endpoint))
-            self.task.started(data, "PATCH", path, self.project_id, "updated " + label)
+            self._replace_endpoint(self.task.update(
+                COMPUTE, project_path(self.project_id, "endpoints", endpoint["id"]), self.project_id, endpoint,
+                compute_plan, "the compute %s of %s" % (endpoint["id"], self.label)))
         if reset_from_parent:
             path = project_path(self.project_id, "branches", current["id"], "restore")
             label = "%s (%s) from its parent %s" % (self.label, current["id"], current["parent_id"])
             data = self.task.change("POST", path, self.project_id, {"source_branch_id": current["parent_id"]},
                                     "Resetting " + label)
             self.task.did("reset " + label)
-            self.task.kept["branch"] = self._answered(data, "POST", path, "branch", answers.BRANCH_FIELDS, current)
             self.task.started(data, "POST", path, self.project_id, "reset " + label)
-        return self._diff(self.task.result(), before, after)
+            self.task.kept["branch"] = self.task.answered(BRANCH, data, "POST", path, current["id"])
+        return self.task.with_diff(self.task.result(), before, after)
 
     def _add_compute(self, branch, plan):
         path = project_path(self.project_id, "endpoints")
@@ -316,8 +304,8 @@ class BranchTask:
             self.task.wait_idle(self.project_id, "created " + label)
             return
         self.task.did("created " + label)
-        self._replace_endpoint(self._answered(data, "POST", path, "endpoint", answers.ENDPOINT_FIELDS, None))
         self.task.started(data, "POST", path, self.project_id, "created " + label)
+        self._replace_endpoint(self.task.answered(COMPUTE, data, "POST", path))
 
     def _compute_again(self, branch):
         endpoint = read_write_endpoint(branch_endpoints(self.client, self.project_id, branch["id"]), branch["id"])
@@ -326,15 +314,6 @@ class BranchTask:
     def _replace_endpoint(self, endpoint):
         others = [item for item in self.task.kept.get("endpoints", []) if item["id"] != endpoint["id"]]
         self.task.kept["endpoints"] = read_write_first([endpoint] + others)
-
-    def _answered(self, data, method, path, key, fields, fallback):
-        """The object a change answered (checked), or ``fallback`` with a failure that says what was done."""
-        try:
-            return answers.item_of(data, method, path, key, fields)
-        except UnexpectedAnswer as error:
-            if fallback is None:
-                raise self.task.failure(error.describe(), error)
-            raise self.task.failure("its answer cannot be used: %s" % error.describe(), error)
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -402,4 +381,3 @@ def uri_parts(uri, path):
         raise UnexpectedAnswer("GET", path, "uri", "is not a postgresql:// URI with a host")
     return dict(host=split.hostname, port=port or DEFAULT_PORT, database=unquote(split.path.lstrip("/")),
                 role=unquote(split.username or ""), password=unquote(split.password or ""))
-

@@ -42,7 +42,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import (
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources import Found
 
-PROJECT = Description("project", "project", [
+PROJECT = Description("project", "project", answers.FULL_PROJECT_FIELDS, [
     Field("name"),
     Field("region_id", create_only=True),
     Field("pg_version", create_only=True),
@@ -85,12 +85,11 @@ class ProjectTask:
         self.unavailable = found.unavailable
         self.task.warnings.extend(found.warnings)
         where = " in organization %s" % self.org_id if self.org_id else ""
-        return only_one(found.projects, "projects", self.name, where)
-
-    def _diff(self, result, before, after):
-        if self.task.diff:
-            result["diff"] = dict(before=before, after=after)
-        return result
+        project = only_one(found.projects, "projects", self.name, where)
+        if project is not None:  # listed with the fields of a list; a decision compares more of them
+            answers.Checker("GET", "/projects").fields(project, "projects[id=%s]" % project["id"],
+                                                       **answers.FULL_PROJECT_FIELDS)
+        return project
 
     # ------------------------------------------------------------------------------------------ absent
 
@@ -104,12 +103,12 @@ class ProjectTask:
             raise TaskFailure(str(refusal), changed=False)
         plan = decide(PROJECT, current, {}, state="absent", name=self.name or self.project_id)
         if plan.action == NOTHING:
-            return self._diff(self.task.result(project=None), {}, {})
+            return self.task.with_diff(self.task.result(project=None), {}, {})
         before = PROJECT.shown(current)
         self.task.kept["project"] = current
         if self.task.check_mode:
             self.task.changed = True
-            return self._diff(self.task.result(), before, {})
+            return self.task.with_diff(self.task.result(), before, {})
         path = project_path(current["id"])
         try:
             self.task.send("DELETE", path, current["id"])
@@ -117,10 +116,10 @@ class ProjectTask:
             if error.status != 404:
                 raise self.task.failure("Deleting project %r (%s) failed: %s" % (
                     current.get("name"), current["id"], error.describe()), error)
-            return self._diff(self.task.result(), before, {})  # deleted meanwhile
+            return self.task.with_diff(self.task.result(), before, {})  # deleted meanwhile
         # DELETE /projects/{id} answers the project and no operations (docs/docsite/rst/api-behaviour.rst).
         self.task.did("project %r (%s) was deleted" % (current.get("name"), current["id"]))
-        return self._diff(self.task.result(), before, {})
+        return self.task.with_diff(self.task.result(), before, {})
 
     # ------------------------------------------------------------------------------------------ present
 
@@ -152,27 +151,20 @@ class ProjectTask:
         self.task.kept["project"] = current
         if self.task.check_mode:
             self.task.changed = plan.changed or compute_plan.changed
-            return self._diff(self.task.result(), before, after)
+            return self.task.with_diff(self.task.result(), before, after)
         if plan.action == UPDATE:
             body = dict(plan.body)
             if "default_endpoint_settings" in body:
                 # Sent whole, so that settings the task does not name are kept as they are.
                 body["default_endpoint_settings"] = merged(current.get("default_endpoint_settings") or {},
                                                            body["default_endpoint_settings"])
-            path = project_path(current["id"])
-            label = "project %r (%s): %s" % (current.get("name"), current["id"], ", ".join(sorted(plan.changes)))
-            data = self.task.change("PATCH", path, current["id"], {"project": body}, "Updating " + label)
-            self.task.did("updated " + label)
-            self.task.kept["project"] = self._answered(data, "PATCH", path, current)
-            self.task.started(data, "PATCH", path, current["id"], "updated " + label)
+            self.task.kept["project"] = self.task.update(
+                PROJECT, project_path(current["id"]), current["id"], current, plan,
+                "project %r (%s)" % (current.get("name"), current["id"]), body=body)
         if compute_plan.action == UPDATE:
-            path = project_path(current["id"], "endpoints", endpoint["id"])
-            label = "the default compute %s of project %s: %s" % (endpoint["id"], current["id"],
-                                                                   ", ".join(sorted(compute_plan.changes)))
-            data = self.task.change("PATCH", path, current["id"], {"endpoint": compute_plan.body}, "Updating " + label)
-            self.task.did("updated " + label)
-            self.task.started(data, "PATCH", path, current["id"], "updated " + label)
-        return self._diff(self.task.result(), before, after)
+            self.task.update(COMPUTE, project_path(current["id"], "endpoints", endpoint["id"]), current["id"], endpoint,
+                             compute_plan, "the default compute %s of project %s" % (endpoint["id"], current["id"]))
+        return self.task.with_diff(self.task.result(), before, after)
 
     def _compute_plan(self, current, plan, compute):
         """The default compute and the plan for it: (endpoint or None, Plan).
@@ -197,7 +189,7 @@ class ProjectTask:
     def _create(self, plan):
         if self.task.check_mode:
             self.task.changed = True
-            return self._diff(self.task.result(project=dict(plan.body)), {}, PROJECT.shown(plan.body))
+            return self.task.with_diff(self.task.result(project=dict(plan.body)), {}, PROJECT.shown(plan.body))
         path = "/projects"
         data, found = self.task.create(path, {"project": plan.body}, None, self.label, self._find_again)
         if found is not None:
@@ -206,15 +198,9 @@ class ProjectTask:
             self.task.kept["project"] = found.item
             self.task.warnings.append("Get the new project's connection URI with neon.cloud.connection_info.")
             self.task.wait_idle(found.item["id"], what)
-            return self._diff(self.task.result(), {}, PROJECT.shown(found.item))
-        uris = []
-        try:
-            uris = answers.connection_uris(data, "POST", path)
-        except UnexpectedAnswer:
-            pass  # the project is read below; a URI that cannot be read is not kept
-        if uris:
-            # Shown only in this answer: from here on in every result, failures included.
-            self.task.keep_secret_uri("connection_uri", uris[0]["connection_uri"])
+            return self.task.with_diff(self.task.result(), {}, PROJECT.shown(found.item))
+        # Shown only in this answer: kept before anything else in it is checked, so that no failure loses it.
+        self.task.keep_created_uri(data)
         try:
             project = answers.item_of(data, "POST", path, "project", answers.FULL_PROJECT_FIELDS)
         except UnexpectedAnswer as error:
@@ -225,14 +211,8 @@ class ProjectTask:
         self.task.did(what)
         self.task.kept["project"] = project
         self.task.started(data, "POST", path, project["id"], what)
-        return self._diff(self.task.result(), {}, PROJECT.shown(project))
+        return self.task.with_diff(self.task.result(), {}, PROJECT.shown(project))
 
     def _find_again(self):
         current = self._find()  # none was there before the create, so one there now is this run's
         return Found(current, ours=True) if current is not None else None
-
-    def _answered(self, data, method, path, fallback):
-        try:
-            return answers.item_of(data, method, path, "project", answers.FULL_PROJECT_FIELDS, fallback["id"])
-        except UnexpectedAnswer as error:
-            raise self.task.failure("its answer cannot be used: %s" % error.describe(), error)

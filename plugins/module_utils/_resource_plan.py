@@ -83,11 +83,13 @@ class Field:
 
 
 class Description:
-    """A resource as data: its kind (for messages), the answer key of one object, its fields."""
+    """A resource as data: its kind (for messages), the key of one object in requests and answers,
+    what an answer's object is checked for (_answers.py), and its fields."""
 
-    def __init__(self, kind, key, fields):
+    def __init__(self, kind, key, answer_fields, fields):
         self.kind = kind
         self.key = key
+        self.answer_fields = answer_fields
         self.fields = list(fields)
 
     def body(self, options, creating):

@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the i
     from urlparse import urlsplit  # type: ignore
 
 from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._operations import OperationWaiter, describe_operation
 from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import Refusal
 
@@ -95,16 +95,27 @@ class ResourceTask:
         self.changed = True
         self.done.append(sentence)
 
-    def keep_secret_uri(self, field, uri):
-        """A connection URI shown only now: in every result from here on; its password never in a message."""
-        self.kept[field] = uri
-        self.client.remember_secret(uri_password(uri))
+    def keep_created_uri(self, data):
+        """The connection URI a create answered, shown only now: in every result from here on, as
+        ``connection_uri``; its password never in a message. Nothing else of the answer is needed
+        for it, so nothing else in it can make it lost."""
+        uris = answers.connection_uris(data)
+        if uris:
+            self.kept["connection_uri"] = uris[0]
+            self.client.remember_secret(uri_password(uris[0]))
 
     def result(self, **fields):
         result = dict(self.kept, changed=self.changed, operations=self.operations)
         result.update(fields)
         if self.warnings:
             result["warnings"] = list(self.warnings)
+        return result
+
+    def with_diff(self, result, before, after):
+        """``result`` with the diff of what the task changed, when Ansible asks for one (never a secret:
+        ``before`` and ``after`` are a Description's compared fields)."""
+        if self.diff:
+            result["diff"] = dict(before=before, after=after)
         return result
 
     def failure(self, msg, error=None):
@@ -136,7 +147,7 @@ class ResourceTask:
             try:
                 return self.client.request(method, path, body=body, retry_locked=project_id is None)
             except NeonAPIError as error:
-                if error.status != 423:
+                if error.status != 423 or project_id is None:  # no project's operations to wait for: the client's retries were all
                     raise
                 self._wait_unlocked(project_id, error)
 
@@ -215,6 +226,24 @@ class ResourceTask:
             return self.send(method, path, project_id, body)
         except NeonAPIError as error:
             raise self.failure("%s failed: %s" % (label, error.describe()), error)
+
+    def update(self, description, path, project_id, current, plan, label, body=None):
+        """PATCH ``current`` (an object of ``description``) as ``plan`` says, ``body`` when given: the
+        request, what was done, the operations it started (waited for); returns the object answered."""
+        label = "%s: %s" % (label, ", ".join(sorted(plan.changes)))
+        data = self.change("PATCH", path, project_id, {description.key: plan.body if body is None else body},
+                           "Updating " + label)
+        self.did("updated " + label)
+        self.started(data, "PATCH", path, project_id, "updated " + label)
+        return self.answered(description, data, "PATCH", path, current["id"])
+
+    def answered(self, description, data, method, path, item_id=None):
+        """The object of ``description`` a change answered, checked (the one asked for, with ``item_id``);
+        an answer that cannot be used fails the task with what was done."""
+        try:
+            return answers.item_of(data, method, path, description.key, description.answer_fields, item_id)
+        except UnexpectedAnswer as error:
+            raise self.failure("its answer cannot be used: %s" % error.describe(), error)
 
     # ------------------------------------------------------------------------------------------ waiting
 

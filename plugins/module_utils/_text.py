@@ -6,7 +6,8 @@
 Whatever the service (or a proxy, or a hostile server) answers ends up in a task's message:
 it is shown on one line, bounded, with control characters escaped so that it cannot move the
 cursor, recolour a terminal or forge a log line. No piece of a secret the task holds (the key
-it authenticates with, a key it created) is printed, even when the service quotes one.
+it authenticates with, a key it created, a password it was given) is printed, even when the
+service quotes one.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -38,11 +39,14 @@ _WHITESPACE = re.compile(r"\s+")
 # reorder or hide text on a terminal (bidi overrides, zero-width characters, BOM).
 _UNPRINTABLE = re.compile(u"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
-# Secrets we do not know but can recognise: the new key's secret in a (cut) POST answer, and a
-# Bearer token that a proxy's error page echoes.
+# Secrets we do not know but can recognise: the new key's secret in a (cut) POST answer, a
+# Bearer token that a proxy's error page echoes, and a password in an answer quoted before it
+# was read (a cut GET /connection_uri or project create answer): a role's ``password`` field and
+# the password of a postgres:// URI (up to its ``@``, or to where the text was cut).
 _SECRET_SHAPES = (
-    (re.compile(r"""(["']key["']\s*:\s*["']?)[^"',}\s]*"""), r"\1" + REDACTED),
+    (re.compile(r"""(["'](?:key|password)["']\s*:\s*["']?)[^"',}\s]*"""), r"\1" + REDACTED),
     (re.compile(r"""(Bearer\s+)[^\s"'<>,;]+""", re.IGNORECASE), r"\1" + REDACTED),
+    (re.compile(r"""(postgres(?:ql)?://[^:/@\s"'<>]*:)[^@\s"'<>]*""", re.IGNORECASE), r"\1" + REDACTED),
 )
 
 

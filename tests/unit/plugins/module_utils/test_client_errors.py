@@ -181,3 +181,22 @@ def test_validate_api_url_refuses_plain_http_to_other_hosts(url):
                                  "http://[::1]:9000/api/v2", "http://LOCALHOST/api/v2", "https://console.neon.tech/api/v2"])
 def test_validate_api_url_accepts_https_and_loopback_http(url):
     assert validate_api_url(url) is None
+
+
+@pytest.mark.parametrize("raw", [
+    # GET /connection_uri cut inside the URI, after its password
+    b'{"uri": "postgresql://neondb_owner:AbC123xYz789@ep-a-1.eu-central-1.aws.neon.tech/neondb?sslm',
+    # cut inside the password itself
+    b'{"uri": "postgresql://neondb_owner:AbC123xYz7',
+    # a create answer cut inside a role or connection parameters
+    b'{"roles": [{"name": "neondb_owner", "password": "AbC123xYz789"}], "connection_uris": [{"connec',
+])
+def test_a_cut_answer_that_shows_a_password_never_repeats_it(raw):
+    """The password of a connection URI or a role is not known before the answer is read, so it is
+    recognised by its shape in what the message quotes of a body that is not valid JSON."""
+    client, adapter = make_client(queue_handler([make_response(200, raw=raw)]), retries=0)
+    with pytest.raises(NeonAPIError) as caught:
+        client.get(api_path("projects", "p-1", "connection_uri"))
+    shown = str(caught.value) + json.dumps(caught.value.to_dict())
+    assert "AbC123xYz7" not in shown
+    assert "neondb_owner" in shown  # the rest of the excerpt is still there to read

@@ -20,10 +20,9 @@ import pytest
 import requests
 
 from ansible_collections.neon.cloud.plugins.module_utils._branches import BranchTask, branches_with_endpoints, connection_details
-from ansible_collections.neon.cloud.plugins.module_utils._errors import TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure
 from ansible_collections.neon.cloud.plugins.module_utils._project_resource import ProjectTask
 from ansible_collections.neon.cloud.plugins.module_utils._resources import ResourceTask
-from ansible_collections.neon.cloud.plugins.module_utils._text import SecretScrubber
 from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import FakeClock, make_client, make_response
 
 PASSWORD = "AbC123xYz789"
@@ -168,6 +167,10 @@ class FakeNeon:
             endpoint.update(body["endpoint"])
             return make_response(200, {"endpoint": endpoint, "operations": [
                 self.start(project_id, "apply_config", endpoint["branch_id"])]})
+        if len(rest) == 2 and rest[0] == "branches" and method == "PATCH":
+            branch = [b for b in self.branches[project_id] if b["id"] == rest[1]][0]
+            branch.update(body["branch"])
+            return make_response(200, {"branch": branch, "operations": []})
         if len(rest) == 2 and rest[0] == "branches" and method == "DELETE":
             gone = [b for b in self.branches[project_id] if b["id"] == rest[1]]
             if not gone:
@@ -422,8 +425,9 @@ def test_new_project_uri_is_kept_when_waiting_then_fails_and_never_in_the_messag
         project_task(neon).present(project_options(name="shop"))
     assert PASSWORD in caught.value.result["connection_uri"]
     assert caught.value.result["changed"] is True
-    assert PASSWORD not in SecretScrubber().scrub(neon.client.scrubber.scrub(caught.value.msg))
-    assert neon.client.scrubber.found_in(PASSWORD)  # every later message is scrubbed of it
+    shown = dict(caught.value.result, connection_uri=None)  # the one field that returns it on purpose
+    assert PASSWORD not in caught.value.msg and PASSWORD not in json.dumps(shown)
+    assert neon.client.scrubber.scrub("echoed " + PASSWORD) == "echoed <redacted>"  # every later message is scrubbed of it
 
 
 def test_two_projects_of_the_name_fail_naming_both_and_change_nothing(neon):
@@ -505,3 +509,76 @@ def test_branch_deleted_meanwhile_answers_204_and_the_task_changes_nothing(neon)
     result = branch_task(neon).absent()
     assert result["changed"] is False
     assert result["operations"] == []
+
+
+def test_new_branch_uri_is_kept_when_the_rest_of_its_answer_cannot_be_used(neon):
+    project_id = neon.add_project()
+    uri = "postgresql://neondb_owner:%s@ep-x.eu-central-1.aws.neon.tech/neondb?sslmode=require" % PASSWORD
+
+    def created_with_a_bad_compute():
+        branch = neon.add_branch(project_id, "pr-1")
+        return make_response(201, {"branch": branch, "endpoints": [{"id": "ep-x"}], "operations": [],
+                                   "connection_uris": [{"connection_uri": uri}]})
+
+    neon.faults.append(("POST", "/branches", Lazy(created_with_a_bad_compute)))
+    with pytest.raises(TaskFailure) as caught:
+        branch_task(neon).present(options(name="pr-1"), True, False)
+    assert caught.value.result["connection_uri"] == uri  # shown once: never lost
+    assert caught.value.result["changed"] is True
+    assert "endpoints[0].type" in caught.value.msg and PASSWORD not in caught.value.msg
+
+
+def test_new_project_uri_is_kept_whatever_else_its_connection_details_hold(neon):
+    def created_with_odd_parameters():
+        answer = json.loads(neon.create_project({"name": "shop"}).text)
+        answer["connection_uris"][0]["connection_parameters"] = "not an object"
+        return make_response(201, answer)
+
+    neon.faults.append(("POST", "/projects", Lazy(created_with_odd_parameters)))
+    result = project_task(neon).present(project_options(name="shop"))
+    assert PASSWORD in result["connection_uri"]
+
+
+def test_branch_settings_are_updated_once_and_a_second_run_changes_nothing(neon):
+    project_id = neon.add_project()
+    branch = neon.add_branch(project_id, "pr-1", expires_at="2025-02-01T00:00:00Z")
+    neon.add_endpoint(project_id, branch["id"])
+    result = branch_task(neon).present(options(name="pr-1", protected=True, expires_at=""), True, False)
+    assert result["changed"] is True
+    assert branch["protected"] is True and branch["expires_at"] is None
+    assert changes_sent(neon) == [("PATCH", "/projects/%s/branches/%s" % (project_id, branch["id"]))]
+    assert result["diff"] == {"before": dict(result["diff"]["after"], protected=False, expires_at="2025-02-01T00:00:00Z"),
+                              "after": result["diff"]["after"]}
+    before = neon.client.requests_made
+    assert branch_task(neon).present(options(name="pr-1", protected=True, expires_at=""), True, False)["changed"] is False
+    assert neon.client.requests_made - before == 2
+
+
+def test_update_answered_with_another_object_fails_saying_what_was_done(neon):
+    project_id = neon.add_project()
+    branch = neon.add_branch(project_id, "pr-1")
+    neon.faults.append(("PATCH", branch["id"], make_response(200, {"branch": {"id": "br-other", "name": "x"},
+                                                                   "operations": []})))
+    with pytest.raises(TaskFailure) as caught:
+        branch_task(neon).present(options(name="pr-1", protected=True), False, False)
+    assert "branch.id is 'br-other', not %r as asked" % branch["id"] in caught.value.msg
+    assert "Changed by this task so far: updated branch 'pr-1'" in caught.value.msg
+    assert caught.value.result["changed"] is True
+
+
+def test_project_create_refused_with_423_fails_clearly_without_polling_a_project_of_none(neon):
+    neon.client.retries = 0
+    neon.faults.append(("POST", "/projects", make_response(423, {"code": "", "message": "locked"})))
+    with pytest.raises(TaskFailure) as caught:
+        project_task(neon).present(project_options(name="shop"))
+    assert "HTTP 423: locked" in caught.value.msg
+    assert not [path for _method, path in neon.log if "None" in path]
+
+
+def test_project_found_by_name_with_settings_of_the_wrong_type_fails_clearly(neon):
+    project_id = neon.add_project("shop")
+    neon.projects[project_id]["default_endpoint_settings"] = "fast"
+    with pytest.raises(NeonAPIError) as caught:  # the module's one fail_json of a request error
+        project_task(neon).present(project_options(name="shop", compute={"max_cu": 2}))
+    assert "default_endpoint_settings must be an object or null, got 'fast'" in str(caught.value)
+    assert changes_sent(neon) == []

@@ -67,3 +67,10 @@ def test_secret_shaped_values_are_hidden_even_when_unknown():
 def test_scrub_data_reaches_nested_values_and_keys():
     data = {"keys": [{"name": "x" + KEY[:10]}], KEY[:8]: 1}
     assert KEY[:8] not in json.dumps(SecretScrubber([KEY]).scrub_data(data))
+
+
+def test_connection_uri_passwords_and_password_fields_are_hidden_even_when_unknown():
+    text = SecretScrubber().scrub('postgres://app:s3cr3t-pw@ep-a.neon.tech/db {"password": "pw-two"} '
+                                  'postgresql://u:cut-off-passw')
+    assert "s3cr3t-pw" not in text and "pw-two" not in text and "cut-off-passw" not in text
+    assert "postgres://app:%s@ep-a.neon.tech/db" % REDACTED in text
