@@ -120,10 +120,14 @@ class OperationWaiter:
     deadline allows; any other fault (401, 404, an answer of the wrong shape) ends the wait.
     """
 
-    def __init__(self, client, timeout, poll_interval, clock=time.monotonic, sleep=time.sleep):
+    def __init__(self, client, timeout, poll_interval, clock=time.monotonic, sleep=time.sleep, max_poll_interval=None):
         self.client = client
         self.timeout = timeout
         self.poll_interval = poll_interval
+        # With max_poll_interval, the pause doubles after each poll up to it: the operations of a
+        # change usually end within seconds, and a long one is not polled every half second.
+        self.max_poll_interval = max_poll_interval
+        self.next_pause = poll_interval
         self.clock = clock
         self.sleep = sleep
         self.started = None
@@ -170,7 +174,14 @@ class OperationWaiter:
                 self.outcome.timed_out = True
                 self.outcome.last_fault = self.last_error
                 return self._finish(targets)
-            self.sleep(min(self.poll_interval, self.deadline - now))
+            self.sleep(min(self._pause(), self.deadline - now))
+
+    def _pause(self):
+        """Seconds until the next poll."""
+        pause = self.next_pause
+        if self.max_poll_interval is not None:
+            self.next_pause = min(self.next_pause * 2, max(self.max_poll_interval, self.poll_interval))
+        return pause
 
     def wait_until_idle(self, project_id):
         """Wait until the project has no operation in progress; returns those it waited for."""
@@ -189,7 +200,7 @@ class OperationWaiter:
                     self.outcome.timed_out = True  # transient faults until the end: a timeout, like wait_for's
                     self.outcome.last_fault = exc
                     return self._finish(waited)
-                self.sleep(min(self.poll_interval, max(0.0, self.deadline - self.clock())))
+                self.sleep(min(self._pause(), max(0.0, self.deadline - self.clock())))
                 continue
             self.outcome.polls += 1
             for operation in found:

@@ -36,10 +36,13 @@ from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIE
 from ansible_collections.neon.cloud.plugins.module_utils._operations import OperationWaiter, describe_operation
 from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import Refusal
 
-# Seconds between two polls of the operations a change started: creating a branch or starting a
-# compute takes seconds, so the service's suggested 5 s would add seconds to every task; one
-# poll costs one request for all of a project's operations (_operations.py).
-POLL_INTERVAL = 2.0
+# Seconds between two polls of the operations a change started: the first after half a second,
+# each next one twice as long, up to the 5 s the service suggests (docs/docsite/rst/waiting.rst).
+# Creating a branch or starting a compute takes seconds, so a fixed 5 s would add seconds to every
+# task, and a fixed short pause would poll a long operation needlessly often; one poll costs one
+# request for all of a project's operations (_operations.py).
+POLL_INTERVAL = 0.5
+MAX_POLL_INTERVAL = 5.0
 ALREADY_EXISTS = "already exists"
 # The options of every module that changes resources, documented once in plugins/doc_fragments/api.py (WAIT).
 WAIT_ARGUMENT_SPEC = dict(
@@ -155,9 +158,7 @@ class ResourceTask:
         if self.remaining() <= 0:
             raise self.failure("%s; the project's running operations still held it when wait_timeout (%s s) ran out, "
                                "so it was not asked again" % (error.describe(), self.wait_timeout), error)
-        waiter = OperationWaiter(self.client, self.remaining(), self.poll_interval, clock=self.client.clock,
-                                 sleep=self.client.sleep)
-        outcome = waiter.wait_until_idle(project_id)
+        outcome = self._waiter().wait_until_idle(project_id)
         if outcome.error is not None:
             raise self.failure("%s; waiting for the project's running operations failed: %s" % (
                 error.describe(), outcome.error.describe()), outcome.error)
@@ -257,9 +258,7 @@ class ResourceTask:
         self.operations.extend(operations)
         if not self.wait or not operations:
             return
-        waiter = OperationWaiter(self.client, max(0.0, self.remaining()), self.poll_interval,
-                                 clock=self.client.clock, sleep=self.client.sleep)
-        outcome = waiter.wait_for([(project_id, operation["id"]) for operation in operations])
+        outcome = self._waiter().wait_for([(project_id, operation["id"]) for operation in operations])
         finals = dict((operation.get("id"), operation) for operation in outcome.operations if "status" in operation)
         self.operations[first:] = [finals.get(operation["id"], operation) for operation in operations]
         self._judge(outcome, what)
@@ -268,10 +267,13 @@ class ResourceTask:
         """Wait for whatever the project runs (operations an answer did not show: a lost answer, another run's create)."""
         if not self.wait:
             return
-        waiter = OperationWaiter(self.client, max(0.0, self.remaining()), self.poll_interval,
-                                 clock=self.client.clock, sleep=self.client.sleep)
-        outcome = waiter.wait_until_idle(project_id)
+        outcome = self._waiter().wait_until_idle(project_id)
         self._judge(outcome, what)
+
+    def _waiter(self):
+        """The collection's one waiter, for the time this task has left."""
+        return OperationWaiter(self.client, max(0.0, self.remaining()), self.poll_interval, clock=self.client.clock,
+                               sleep=self.client.sleep, max_poll_interval=MAX_POLL_INTERVAL)
 
     def _judge(self, outcome, what):
         if outcome.error is not None:

@@ -132,6 +132,26 @@ def test_one_pending_operation_costs_one_get_per_poll():
     assert outcome.elapsed == 15.4
 
 
+def test_pauses_double_after_each_poll_up_to_the_max_poll_interval():
+    clock, service, client = setup(cost=0.1)
+    target = service.add("p-1", 1, [(0, "running"), (20, "finished")])
+    outcome = OperationWaiter(client, timeout=60, poll_interval=0.5, clock=clock, sleep=clock.sleep,
+                              max_poll_interval=5).wait_for([target])
+    assert outcome.operations[0]["status"] == "finished"
+    # 0.5, 1, 2, 4, then 5 s apart: quick for a short operation, few requests for a long one
+    assert clock.sleeps == [0.5, 1, 2, 4, 5, 5, 5]
+    assert outcome.requests == 8
+
+
+def test_wait_until_idle_backs_off_too():
+    clock, service, client = setup(cost=0.1)
+    service.add("p-1", 1, [(0, "running"), (6, "finished")])
+    outcome = OperationWaiter(client, timeout=60, poll_interval=0.5, clock=clock, sleep=clock.sleep,
+                              max_poll_interval=5).wait_until_idle("p-1")
+    assert [operation["status"] for operation in outcome.operations] == ["finished"]
+    assert clock.sleeps == [0.5, 1, 2, 4]
+
+
 def test_several_operations_of_one_project_cost_one_list_request_per_poll():
     clock, service, client = setup(cost=0.1)
     targets = [service.add("p-1", number, [(0, "running"), (3 + 6 * number, "finished")]) for number in range(1, 6)]
