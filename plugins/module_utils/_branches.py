@@ -260,6 +260,7 @@ class BranchTask:
         self.task.did(what)
         self.task.kept.update(branch=branch, endpoints=read_write_first(endpoints))
         self.task.started(data, "POST", path, self.project_id, what)
+        self._read_again(branch["id"])
         return self.task.with_diff(self.task.result(), {}, self._shown(branch, read_write_endpoint(endpoints)))
 
     def _carry_out(self, plans, reset_from_parent):
@@ -291,7 +292,22 @@ class BranchTask:
             self.task.did("reset " + label)
             self.task.started(data, "POST", path, self.project_id, "reset " + label)
             self.task.kept["branch"] = self.task.answered(BRANCH, data, "POST", path, current["id"])
+        if self.task.changed:
+            self._read_again(current["id"])
         return self.task.with_diff(self.task.result(), before, after)
+
+    def _read_again(self, branch_id):
+        """Once the operations a change started have ended, the branch and its computes as they are
+        now: the answers to the changes show them while being made (``current_state`` ``init``,
+        ``resetting``), and a playbook's next task wants them ready. Two GETs, only after a change
+        that was waited for."""
+        if not self.task.wait:
+            return
+        path = project_path(self.project_id, "branches", branch_id)
+        branch = answers.item_of(self.client.request("GET", path), "GET", path, "branch", answers.BRANCH_FIELDS,
+                                 item_id=branch_id)
+        self.task.kept.update(branch=branch, endpoints=read_write_first(
+            branch_endpoints(self.client, self.project_id, branch_id)))
 
     def _add_compute(self, branch, plan):
         path = project_path(self.project_id, "endpoints")

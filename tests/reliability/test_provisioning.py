@@ -249,6 +249,8 @@ def test_branch_from_the_default_branch_with_a_read_write_compute(sim):
     assert created["endpoints"][0]["type"] == "read_write" and created["endpoints"][0]["host"].startswith("ep-")
     assert [(op["action"], op["status"]) for op in created["operations"]] == [
         ("create_branch", "finished"), ("start_compute", "finished")]
+    # returned as it is once its operations ended, ready for the next task, not as the create answered it
+    assert branch["current_state"] == "ready" and created["endpoints"][0]["current_state"] == "active"
     assert created["endpoints"][0]["host"] in created["connection_uri"]  # one role, one database: the service gives it
     assert created["diff"]["before"] == {} and created["diff"]["after"]["name"] == "pr-1"
     assert_secret_hidden(run(sim, "branch", project_id=pid, name="pr-1"), password)
