@@ -66,7 +66,9 @@ def auth_key():
 def sim_session():
     from neon_simulator import Simulator
 
-    simulator = Simulator(api_key=AUTH_KEY, seed=1, host="127.0.0.1", port=0)
+    # Operations the API starts take 0.1-0.2 s instead of 1-2 s: what a test needs to see in
+    # progress it holds (sim.script_operations(..., hold=True)), never races.
+    simulator = Simulator(api_key=AUTH_KEY, seed=1, host="127.0.0.1", port=0, operation_pace=0.1)
     simulator.start()
     yield simulator
     simulator.stop()

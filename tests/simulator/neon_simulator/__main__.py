@@ -30,6 +30,8 @@ def _parser():
     parser.add_argument("--org-key-rate-limit", type=float, default=10.0,
                         help="answer 429 past N organization-key creations per second per organization "
                              "(default 10, as the live service; 0: off)")
+    parser.add_argument("--operation-pace", type=float, default=1.0,
+                        help="scale how long the operations API calls start take (default 1: 1-2 s each)")
     parser.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
     parser.add_argument("--log-requests", action="store_true", help="log every request on stderr")
     parser.add_argument("--only-bootstrap-key", action="store_true",
@@ -58,6 +60,9 @@ def main(argv=None):
     if args.rate_limit is not None and args.rate_limit <= 0:
         print("--rate-limit must be positive", file=sys.stderr)
         return 2
+    if not args.operation_pace > 0:
+        print("--operation-pace must be positive", file=sys.stderr)
+        return 2
     if args.org_key_rate_limit < 0:
         print("--org-key-rate-limit must be 0 (off) or positive", file=sys.stderr)
         return 2
@@ -65,7 +70,7 @@ def main(argv=None):
     simulator = Simulator(api_key=api_key, seed=args.seed, host=args.host, port=args.port,
                           rate_limit=args.rate_limit, allow_remote=args.allow_remote,
                           log_requests=args.log_requests, extra_keys=not args.only_bootstrap_key,
-                          org_key_rate_limit=args.org_key_rate_limit or None)
+                          org_key_rate_limit=args.org_key_rate_limit or None, operation_pace=args.operation_pace)
     stopping = threading.Event()
 
     def _stop(_signum, _frame):

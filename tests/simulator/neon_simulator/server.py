@@ -108,14 +108,17 @@ class Simulator:
     """
 
     def __init__(self, api_key=None, seed=1, host="127.0.0.1", port=0, rate_limit=None, clock=None,
-                 allow_remote=False, log_requests=False, extra_keys=True, org_key_rate_limit=ORG_KEY_CREATE_RATE):
+                 allow_remote=False, log_requests=False, extra_keys=True, org_key_rate_limit=ORG_KEY_CREATE_RATE,
+                 operation_pace=1.0):
         if not allow_remote and not is_loopback(host):
             raise ValueError("refusing to listen on non-loopback host %r (pass allow_remote=True)" % host)
         self.host = host
         self.port = port
         self.api_key = api_key or ids.api_key_secret()
         self.clock = clock or Clock()
-        self.state = State(self.api_key, seed, self.clock, extra_keys)
+        if not operation_pace > 0:
+            raise ValueError("operation_pace must be positive")
+        self.state = State(self.api_key, seed, self.clock, extra_keys, operation_pace)
         self.fault_registry = FaultRegistry()
         self.request_log = RequestLog()
         self.rate_limiter = RateLimiter(rate_limit) if rate_limit else None

@@ -62,7 +62,7 @@ def _optional_string(spec, name):
 class State(SceneMixin, ProvisioningMixin, ComputesMixin, CatalogMixin):
     """Thread-safe in-memory state of the simulated service."""
 
-    def __init__(self, api_key, seed_value=1, clock=None, extra_keys=True):
+    def __init__(self, api_key, seed_value=1, clock=None, extra_keys=True, operation_pace=1.0):
         if not api_key or not isinstance(api_key, str) or any(c.isspace() for c in api_key):
             raise ValueError("the bootstrap API key must be a non-empty string without spaces")
         self.lock = threading.RLock()
@@ -70,6 +70,8 @@ class State(SceneMixin, ProvisioningMixin, ComputesMixin, CatalogMixin):
         self.seed = seed_value
         self.bootstrap_secret = api_key
         self.extra_keys = extra_keys
+        # How long the operations the API starts take, as a share of work.DURATIONS (kept by reset)
+        self.operation_pace = operation_pace
         self.user = None              # the bootstrap user as keys show it: {id, name, image}
         self.bootstrap_user_id = None
         self.org_id = seed.ORG_ID     # the seeded organization

@@ -96,9 +96,10 @@ class NextOperations:
             return removed
 
 
-def operation_spec(action, branch_id, endpoint_id, scripted):
-    """What State._build_operation takes for one operation an API call starts."""
-    scheduling, duration = DURATIONS.get(action, DEFAULT_DURATION)
+def operation_spec(action, branch_id, endpoint_id, scripted, pace=1.0):
+    """What State._build_operation takes for one operation an API call starts; ``pace`` scales the
+    unscripted durations (the simulator's --operation-pace)."""
+    scheduling, duration = (seconds * pace for seconds in DURATIONS.get(action, DEFAULT_DURATION))
     spec = {"action": action, "branch_id": branch_id, "endpoint_id": endpoint_id, "duration": duration,
             "scheduling": scheduling}
     if "duration" in scripted and "scheduling" not in scripted:

@@ -520,3 +520,30 @@ def test_seeded_project_provisions_its_branches_from_its_operations(sim):
     endpoint_ids = {ep["id"] for ep in ok(call(sim, "GET", demo + "/endpoints"))["endpoints"]}
     assert {op["endpoint_id"] for op in ops if "endpoint_id" in op} <= endpoint_ids
     assert ok(call(sim, "GET", demo))["project"]["name"] == "demo-project"
+
+
+# ---------------------------------------------------------------------- pace
+
+@pytest.mark.parametrize("pace, ended", [(1.0, False), (0.1, True)])
+def test_operation_pace_scales_how_long_started_operations_take(pace, ended):
+    from neon_simulator import Simulator
+    from neon_simulator.clock import Clock
+
+    frozen = Clock(wall=lambda: 1.8e9, monotonic=lambda: 0.0)  # moves only when advanced
+    simulator = Simulator(api_key=API_KEY, seed=1, host="127.0.0.1", port=0, operation_pace=pace, clock=frozen)
+    simulator.start()
+    try:
+        answer = ok(call(simulator, "POST", "/projects", json={"project": {"name": "paced"}}), 201)
+        simulator.advance_clock(0.25)  # past 0.1 x every duration (at most 2 s), within 1 x all of them
+        operations = ok(call(simulator, "GET", "/projects/%s/operations" % answer["project"]["id"]))["operations"]
+        assert sorted(op["action"] for op in operations) == ["create_timeline", "start_compute"]
+        assert all(op["status"] == "finished" for op in operations) is ended
+    finally:
+        simulator.stop()
+
+
+def test_operation_pace_must_be_positive():
+    from neon_simulator import Simulator
+
+    with pytest.raises(ValueError):
+        Simulator(api_key=API_KEY, operation_pace=0)
