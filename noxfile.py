@@ -43,11 +43,18 @@ from antsibull_nox.sessions import prepare_collections
 antsibull_nox.load_antsibull_nox_toml()
 
 ROOT = Path(__file__).resolve().parent
-# Each supported ansible-core and the Python its ansible-test runs on here.
+# Each supported ansible-core, oldest first, and the Python its ansible-test runs on here.
 ANSIBLE_CORE_PYTHON = {"2.17": "3.11", "2.18": "3.11", "2.19": "3.11", "2.20": "3.12", "2.21": "3.13"}
+# Integration: every target on the oldest and the newest ansible-core (one of each templating
+# engine), the targets whose aliases name EVERY_CORE_ALIAS on every one; `nox -s integration-all`
+# runs every target on every core (CONTRIBUTING.md, "Integration targets and ansible-core").
+FULL_INTEGRATION_CORES = (list(ANSIBLE_CORE_PYTHON)[0], list(ANSIBLE_CORE_PYTHON)[-1])  # oldest first
+EVERY_CORE_ALIAS = "every_core"
 # The ansible-core of the pytest, docs and demo sessions (the newest one Python 3.11 runs).
 MAIN_CORE = "2.19"
 MAIN_PYTHON = ANSIBLE_CORE_PYTHON[MAIN_CORE]
+# The sanity test that sanity-MAIN_CORE runs from an empty home (see _sanity).
+FIRST_RUN_SANITY_TEST = "pep8"
 SIMULATOR_START_TIMEOUT = 30.0
 SIMULATOR_STOP_TIMEOUT = 5.0
 LOOPBACK_URL = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\]):\d+/")
@@ -55,12 +62,20 @@ LOOPBACK_URL = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\]):\d+/")
 REPOSITORY_TOOLING = (".ci", "benchmarks", "scripts", "noxfile.py", "Makefile")
 
 nox.options.error_on_missing_interpreters = True
-# What `nox` (and `make test`) runs, longest first, so that two at a time (--parallel 2) end
-# close together. demo, simulator and bench are run by name only.
+# Session virtualenvs made and filled by uv (requirements-nox.txt), which installs a session's
+# packages in about a second where pip takes 7-15; never a Python of uv's own download (only the
+# package registries are reachable here): the interpreters are the ones found on PATH.
+nox.options.default_venv_backend = "uv"
+os.environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
+# What `nox` (and `make test`) runs, longest first (measured, see CONTRIBUTING.md, "Where the
+# minutes go"), so that two at a time (--parallel 2) end close together. demo, simulator, bench and
+# integration-all are run by name only.
 nox.options.sessions = (
-    ["integration-%s" % core for core in ANSIBLE_CORE_PYTHON] + ["pytest"]
-    + ["sanity-%s" % core for core in ANSIBLE_CORE_PYTHON] + ["units-%s" % core for core in ANSIBLE_CORE_PYTHON]
-    + ["first-run", "docs", "docs-check", "galaxy-import", "ansible-lint", "lint", "extra-checks"]
+    ["integration-%s" % core for core in FULL_INTEGRATION_CORES[::-1]] + ["pytest"]
+    + ["sanity-%s" % core for core in list(ANSIBLE_CORE_PYTHON)[::-1]]
+    + ["integration-%s" % core for core in list(ANSIBLE_CORE_PYTHON)[::-1] if core not in FULL_INTEGRATION_CORES]
+    + ["units-%s" % core for core in list(ANSIBLE_CORE_PYTHON)[::-1]]
+    + ["docs", "galaxy-import", "ansible-lint", "docs-check", "lint", "extra-checks"]
 )
 
 
@@ -154,7 +169,7 @@ def empty_home(session):
     ansible its ~/.ansible/tmp and ~/.ansible_async) then belongs to one session of one run: two
     sessions running in parallel never meet there, and every run proves the session passes on a
     machine that has never run it, whatever the caller's HOME is. Only the sanity sessions keep
-    the caller's home, for ansible-test's virtualenv cache (see _sanity)."""
+    a home between runs, for ansible-test's virtualenv cache (see sanity_home)."""
     home = Path(session.create_tmp()).resolve() / "home"
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(mode=0o700, parents=True)
@@ -234,21 +249,36 @@ def write_integration_config(collection, simulator, home):
     (collection / "tests" / "integration" / "integration_config.yml").write_text("\n".join(lines) + "\n")
 
 
-def ansible_test_args(session, python):
+def ansible_test_args(session, python, targets=()):
+    """ansible-test's options, then what follows `--` on nox's command line, or else ``targets``."""
     return ["--python", python, "--python-interpreter", shutil.which("python", path=os.pathsep.join(session.bin_paths)),
-            "--color", "no"] + list(session.posargs)
+            "--color", "no"] + (list(session.posargs) or list(targets))
 
 
-def run_sanity(session, core, python, home, *args):
-    """ansible-test sanity with ``home`` as HOME: ansible-test keeps the virtualenvs of its sanity
-    tests and the pip bootstrap script below ~/.ansible/test there, without a lock of its own, so
-    the sessions that share a home take turns (the lock file lives there too)."""
-    install_test_tools(session, core)
-    collection = collection_copy(session, core)
+def run_sanity(session, collection, python, home, *args, env=None):
+    """ansible-test sanity on ``collection`` with ``home`` as HOME: ansible-test keeps the virtualenvs
+    of its sanity tests and the pip bootstrap script below ~/.ansible/test there, without a lock of
+    its own, so the sessions that share a home (the same core's, of two runs at once) take turns
+    (the lock file lives there too)."""
     with exclusive(home / ".ansible" / "test" / "neon-cloud-sanity.lock"):
         install_get_pip_standin(session, home)
         with session.chdir(collection):
-            session.run("ansible-test", "sanity", *ansible_test_args(session, python), *args, env={"HOME": str(home)})
+            session.run("ansible-test", "sanity", *ansible_test_args(session, python), *args,
+                        env=dict(env or {}, HOME=str(home)))
+
+
+def caller_cache_dir():
+    """The caller's cache directory (XDG_CACHE_HOME, else ~/.cache)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+
+
+def sanity_home(core):
+    """The home of ``core``'s sanity session, kept between runs for ansible-test's virtualenvs of the
+    sanity tests (building them takes 50-100 s per ansible-core): one per core, below the caller's
+    cache directory. The sanity sessions of different cores then run side by side instead of taking
+    turns on one home; they would share no virtualenv anyway (each core pins other versions of
+    every sanity test's requirements)."""
+    return caller_cache_dir() / "neon-cloud" / ("sanity-home-" + core)
 
 
 def _sanity(core, python):
@@ -257,9 +287,20 @@ def _sanity(core, python):
         ignore_files = sorted(glob.glob(str(ROOT / "tests" / "sanity" / "ignore-*.txt")))
         if ignore_files:
             session.error("sanity ignore files are not allowed here, fix the code instead: %s" % ignore_files)
-        # The caller's home, where ansible-test's virtualenvs of earlier runs are: building them
-        # takes 50-100 s per ansible-core. The first-run session proves an empty home works.
-        run_sanity(session, core, python, Path.home())
+        install_test_tools(session, core)
+        collection = collection_copy(session, core)
+        # A home kept between runs, with this core's virtualenvs of earlier runs; the wheels pip
+        # downloads for them go to the caller's pip cache, shared by every session (nox's installs
+        # use it too).
+        pip_cache = {"PIP_CACHE_DIR": os.environ.get("PIP_CACHE_DIR") or str(caller_cache_dir() / "pip")}
+        if core != MAIN_CORE or session.posargs:
+            run_sanity(session, collection, python, sanity_home(core), env=pip_cache)
+            return
+        # One test from an empty home, as on a machine that never ran ansible-test: its virtualenv,
+        # ~/.ansible/test and the pip bootstrap made from nothing, the wheels downloaded afresh.
+        # The other tests from the kept home; none runs twice.
+        run_sanity(session, collection, python, empty_home(session), "--test", FIRST_RUN_SANITY_TEST)
+        run_sanity(session, collection, python, sanity_home(core), "--skip-test", FIRST_RUN_SANITY_TEST, env=pip_cache)
     return sanity
 
 
@@ -274,20 +315,31 @@ def _units(core, python):
     return units
 
 
+def run_integration(session, core, python, targets=()):
+    """ansible-test integration --local against a fresh API simulator: ``targets`` (names or
+    aliases; none: every target), or the targets given after `--`."""
+    install_test_tools(session, core)
+    collection = collection_copy(session, core)
+    home = empty_home(session)
+    with running_simulator(session) as simulator, session.chdir(collection):
+        write_integration_config(collection, simulator, home)
+        # --local: modules run with this session's Python, which has requests.
+        try:
+            session.run("ansible-test", "integration", "--local", *ansible_test_args(session, python, targets),
+                        env={"HOME": str(home)})
+        finally:
+            log_target_times(session, collection)
+
+
 def _integration(core, python):
+    # ansible-test names the group of an alias with a slash after it
+    targets = () if core in FULL_INTEGRATION_CORES else (EVERY_CORE_ALIAS + "/",)
+
     def integration(session):
         """ansible-test integration --local against a fresh API simulator: tests/integration"""
-        install_test_tools(session, core)
-        collection = collection_copy(session, core)
-        home = empty_home(session)
-        with running_simulator(session) as simulator, session.chdir(collection):
-            write_integration_config(collection, simulator, home)
-            # --local: modules run with this session's Python, which has requests.
-            try:
-                session.run("ansible-test", "integration", "--local", *ansible_test_args(session, python),
-                            env={"HOME": str(home)})
-            finally:
-                log_target_times(session, collection)
+        run_integration(session, core, python, targets)
+    integration.__doc__ += (": every target" if not targets
+                            else ": the %s group (targets that depend on ansible-core)" % EVERY_CORE_ALIAS)
     return integration
 
 
@@ -317,14 +369,12 @@ for _core, _python in ANSIBLE_CORE_PYTHON.items():
                     allow_parallel=True)(_session)
 
 
-@nox.session(name="first-run", python=MAIN_PYTHON, allow_parallel=True)
-def first_run(session):
-    """ansible-test sanity from an empty home directory, as on a machine that never ran it (one test)
-
-    One sanity test that builds its own virtualenv: ~/.ansible/test made from nothing, pip
-    bootstrapped there by the get-pip stand-in. (units, integration and pytest run from an empty
-    home of their own every time; the sanity sessions keep the caller's home for its cache.)"""
-    run_sanity(session, MAIN_CORE, MAIN_PYTHON, empty_home(session), "--test", "pep8")
+@nox.session(name="integration-all", default=False)
+@nox.parametrize("python,core", [(python, core) for core, python in ANSIBLE_CORE_PYTHON.items()],
+                 ids=list(ANSIBLE_CORE_PYTHON))
+def integration_all(session, core):
+    """Every integration target on every supported ansible-core, one session each (before a release)"""
+    run_integration(session, core, session.python)
 
 
 @nox.session(python=MAIN_PYTHON, allow_parallel=True)
