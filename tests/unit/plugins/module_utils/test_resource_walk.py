@@ -167,6 +167,8 @@ class FakeNeon:
             endpoint.update(body["endpoint"])
             return make_response(200, {"endpoint": endpoint, "operations": [
                 self.start(project_id, "apply_config", endpoint["branch_id"])]})
+        if len(rest) == 2 and rest[0] == "branches" and method == "GET":
+            return make_response(200, {"branch": [b for b in self.branches[project_id] if b["id"] == rest[1]][0]})
         if len(rest) == 2 and rest[0] == "branches" and method == "PATCH":
             branch = [b for b in self.branches[project_id] if b["id"] == rest[1]][0]
             branch.update(body["branch"])
