@@ -150,13 +150,19 @@ class OperationWaiter:
         self.outcome.requests = self.client.requests_made - self.requests_before
         return self.outcome
 
-    def wait_for(self, targets):
-        """Wait for ``targets``, a list of (project_id, operation_id) pairs. Returns a WaitOutcome."""
+    def wait_for(self, targets, started=None):
+        """Wait for ``targets``, a list of (project_id, operation_id) pairs. Returns a WaitOutcome.
+
+        ``started``: the operations (dicts with ``project_id``) as the answer that started them has
+        just shown them; the first poll then comes after a pause, not at once."""
         self._start()
         targets = list(dict.fromkeys(targets))
+        for operation in started or ():
+            self.known[(operation["project_id"], operation["id"])] = operation
+        fresh = bool(started)
         while True:
             pending = [target for target in targets if not has_ended(self.known.get(target))]
-            if pending:
+            if pending and not fresh:
                 self.outcome.polls += 1
                 try:
                     self._poll(pending)
@@ -167,6 +173,7 @@ class OperationWaiter:
                         return self._finish(targets)
                     self.last_error = exc
                 pending = [target for target in targets if not has_ended(self.known.get(target))]
+            fresh = False
             if not pending:
                 return self._finish(targets)
             now = self.clock()

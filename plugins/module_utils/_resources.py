@@ -258,7 +258,8 @@ class ResourceTask:
         self.operations.extend(operations)
         if not self.wait or not operations:
             return
-        outcome = self._waiter().wait_for([(project_id, operation["id"]) for operation in operations])
+        outcome = self._waiter().wait_for([(project_id, operation["id"]) for operation in operations],
+                                          started=[dict(operation, project_id=project_id) for operation in operations])
         finals = dict((operation.get("id"), operation) for operation in outcome.operations if "status" in operation)
         self.operations[first:] = [finals.get(operation["id"], operation) for operation in operations]
         self._judge(outcome, what)

@@ -143,6 +143,26 @@ def test_pauses_double_after_each_poll_up_to_the_max_poll_interval():
     assert outcome.requests == 8
 
 
+def test_operations_an_answer_just_showed_in_progress_are_polled_after_a_pause_not_at_once():
+    clock, service, client = setup(cost=0.1)
+    target = service.add("p-1", 1, [(0, "running"), (0.4, "finished")])
+    shown = {"id": target[1], "project_id": "p-1", "status": "running"}
+    outcome = OperationWaiter(client, timeout=60, poll_interval=0.5, clock=clock, sleep=clock.sleep,
+                              max_poll_interval=5).wait_for([target], started=[shown])
+    assert outcome.operations[0]["status"] == "finished"
+    # no request at once: the first (and only) poll after the first pause
+    assert clock.sleeps == [0.5] and outcome.requests == outcome.polls == 1
+
+
+def test_operations_an_answer_showed_ended_need_no_request():
+    clock, service, client = setup(cost=0.1)
+    target = service.add("p-1", 1, [(0, "finished")])
+    shown = {"id": target[1], "project_id": "p-1", "status": "finished"}
+    outcome = OperationWaiter(client, timeout=60, poll_interval=0.5, clock=clock, sleep=clock.sleep).wait_for(
+        [target], started=[shown])
+    assert outcome.operations == [shown] and outcome.requests == 0 and clock.sleeps == []
+
+
 def test_wait_until_idle_backs_off_too():
     clock, service, client = setup(cost=0.1)
     service.add("p-1", 1, [(0, "running"), (6, "finished")])
