@@ -9,12 +9,16 @@ under each name the installed ansible-test asks for, before a sanity session run
 get-pip.py already in the cache is left alone.
 
 It is run (through ansible-test's quiet_pip.py, with runpy) with arguments such as
-``--disable-pip-version-check pip==24.2 --no-setuptools --no-wheel``: install pip from the
-interpreter's bundled wheel with ensurepip, then let that pip install the requested packages
-through the normally configured registry.
+``--disable-pip-version-check pip==24.2 --no-setuptools --no-wheel``: the pip in the
+interpreter's bundled wheel (ensurepip's) runs from that wheel and installs the requested
+packages through the normally configured registry, as get-pip.py does from its own copy. It does
+not install the bundled pip first only to replace it (half the time, and a cold sanity run makes
+some forty of these environments). Where the interpreter has no bundled wheel (a distribution
+may strip it), ensurepip installs the bundled pip, which then installs the requested packages.
 """
 
 import ensurepip
+import glob
 import os
 import subprocess
 import sys
@@ -23,13 +27,26 @@ import sys
 DROPPED = ("--no-setuptools", "--no-wheel")
 
 
+def bundled_pip_wheel():
+    """The pip wheel this interpreter bundles for ensurepip, or None."""
+    wheels = sorted(glob.glob(os.path.join(os.path.dirname(ensurepip.__file__), "_bundled", "pip-*.whl")))
+    return wheels[-1] if wheels else None
+
+
 def main():
+    args = [arg for arg in sys.argv[1:] if arg not in DROPPED]
+    requested = [arg for arg in args if not arg.startswith("-")]
+    wheel = bundled_pip_wheel()
+    if wheel is not None:
+        # pip runs from its wheel (a zip file on sys.path) and installs what was asked for, or
+        # itself when nothing was
+        return subprocess.call([sys.executable, os.path.join(wheel, "pip"), "install"] + args
+                               + ([] if requested else [wheel]))
     # ensurepip.bootstrap() blanks pip's configuration (PIP_* variables) in
     # os.environ; keep a copy so the real install can reach the registry.
     env = dict(os.environ)
     ensurepip.bootstrap(upgrade=True)
-    args = [arg for arg in sys.argv[1:] if arg not in DROPPED]
-    if not [arg for arg in args if not arg.startswith("-")]:
+    if not requested:
         return 0  # nothing to install beyond the bundled pip
     return subprocess.call([sys.executable, "-m", "pip", "install"] + args, env=env)
 
