@@ -75,6 +75,25 @@ ENDPOINT_TYPES = ("read_write", "read_only")
 SEEDED_CHILD_NAMES = ("dev", "staging", "preview")
 DEFAULT_BRANCHES_LIMIT = 5000  # the owner block's branches_limit when no plan limit is set
 ZERO_DATE = "0001-01-01T00:00:00Z"
+# owner.subscription_type is a BillingSubscriptionType (SPEC, ProjectOwnerData.subscription_type:
+# required, an enum; "UNKNOWN" for users without a billing account). A free account is "free_v2"
+# (in SPEC and in SPEC-JAN25, the schema the neon-api SDK validates answers against: "free" is in
+# neither, and the SDK's GET /projects/{id} failed on it); an organization's plan is its
+# subscription type when the enum has it, else "UNKNOWN".
+SUBSCRIPTION_TYPES = ("UNKNOWN", "direct_sales", "direct_sales_v3", "aws_marketplace", "free_v2", "free_v3",
+                      "launch", "launch_v3", "scale", "scale_v3", "business", "vercel_pg_legacy")
+PERSONAL_SUBSCRIPTION_TYPE = "free_v2"
+
+
+def _subscription_type(org):
+    """owner.subscription_type of a project of ``org`` (None: a personal project)."""
+    if org is None:
+        return PERSONAL_SUBSCRIPTION_TYPE
+    if org.plan == "free":
+        return PERSONAL_SUBSCRIPTION_TYPE
+    return org.plan if org.plan in SUBSCRIPTION_TYPES else "UNKNOWN"
+
+
 FIRST_DATABASE_ID = 39724307
 
 
@@ -317,7 +336,7 @@ class ProvisioningMixin:
             if owner is not None:
                 item["owner"] = {"email": owner.email, "name": owner.name,
                                  "branches_limit": self.limits["max_branches"] or DEFAULT_BRANCHES_LIMIT,
-                                 "subscription_type": org.plan if org is not None else "free"}
+                                 "subscription_type": _subscription_type(org)}
         return item
 
     def api_get_project(self, key, project_id):

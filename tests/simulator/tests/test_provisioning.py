@@ -109,6 +109,8 @@ def test_create_project_answers_the_whole_bundle_with_the_password_only_there(si
     assert sorted(op["status"] for op in ops) == ["finished", "finished"]
     got = ok(call(sim, "GET", "/projects/" + pid))["project"]
     assert got["owner"]["email"] == "sam@example.com" and got["name"] == "bundle"
+    # a BillingSubscriptionType of the OpenAPI document (the neon-api SDK rejects any other value)
+    assert got["owner"]["subscription_type"] == "free_v2"
     assert ok(call(sim, "GET", "/projects?limit=1"))["projects"][0]["id"] == pid
 
 
@@ -140,6 +142,13 @@ def test_keys_create_projects_where_they_reach(sim):
     mine = ok(call(sim, "POST", "/projects", json={"project": {"org_id": sim.org_id, "name": "via-org-id"}}), 201)
     assert ok(call(sim, "GET", "/projects?org_id=%s&search=via-org-id" % sim.org_id))["projects"][0]["id"] == \
         mine["project"]["id"]
+    # the owner block names the organization's plan ("scale") as a BillingSubscriptionType; a plan
+    # the enum lacks is "UNKNOWN" (SPEC ProjectOwnerData)
+    assert ok(call(sim, "GET", "/projects/" + mine["project"]["id"]))["project"]["owner"]["subscription_type"] == \
+        "scale"
+    odd = sim.create_organization(name="Odd Plan", plan="enterprise-trial", projects=1)
+    assert ok(call(sim, "GET", "/projects/" + odd["projects"][0]["id"]))["project"]["owner"]["subscription_type"] == \
+        "UNKNOWN"
     scoped = sim.create_key("project", project_id=answer["project"]["id"])["key"]
     refused(call(sim, "POST", "/projects", key=scoped, json={"project": {}}), 403)
     refused(call(sim, "DELETE", "/projects/" + answer["project"]["id"], key=scoped), 403)
