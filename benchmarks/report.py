@@ -19,6 +19,9 @@ except ImportError:  # pragma: no cover - Python < 3.8
 # RST comments around the results section of the page (run.py --doc rewrites what is between them).
 BEGIN_MARK = ".. benchmark results: begin (written by benchmarks/run.py --doc)"
 END_MARK = ".. benchmark results: end"
+# The provisioning part's section (run.py --only provisioning --doc rewrites it alone).
+PROVISIONING_MARKS = (".. provisioning results: begin (written by benchmarks/run.py --doc)",
+                      ".. provisioning results: end")
 
 
 def median(samples, key):
@@ -203,8 +206,46 @@ class Report:
                          "%.2f ms" % own if own else "-", "%.2f ms" % client if client else "-"))
         return grid_table(header, rows)
 
-    def rst(self, info, command):
-        """The results section: reStructuredText, also what run.py prints."""
+    def provisioning_table(self, data):
+        header = ("Task", "Changed", "Requests (polls apart)", "Floor", "Met", "Polls (floor)",
+                  "Requests sent, in order (polls apart; ``…`` is ``/projects/{p}``)")
+        rows = []
+        for case in data["rows"]:
+            extra = case["requests"] - case["floor"]
+            met = "yes" if extra == 0 else ("**no** (+%d)" % extra if extra > 0 else "below the floor (%d)" % extra)
+            sent = ", ".join("``%s``" % request for request in case["sequence"])
+            if case["errors"]:
+                sent += " (answered: %s)" % ", ".join(escape(error) for error in case["errors"])
+            rows.append((escape(case["label"]), "yes" if case["changed"] else "no", str(case["requests"]), str(case["floor"]), met,
+                         "%d (%d)" % (case["polls"], case["poll_floor"]), sent))
+        return grid_table(header, rows)
+
+    def provisioning_floors_table(self, data):
+        return grid_table(("Task", "Floor", "The fewest requests the API allows"),
+                          [(escape(case["label"]), "%d + %d poll%s" % (case["floor"], case["poll_floor"],
+                                                                       "" if case["poll_floor"] == 1 else "s"),
+                            escape(case["reason"])) for case in data["rows"]])
+
+    def provisioning_rst(self, info, command):
+        """The provisioning part's section."""
+        data = self.results["provisioning"]
+        met = sum(1 for case in data["rows"] if case["requests"] == case["floor"])
+        return "\n".join([
+            "Measured %s with ``%s``, against a simulator started with ``--operation-pace %g`` (ansible-core %s; "
+            "request counts do not depend on the machine)." % (info["date"], command, data["pace"], info["ansible-core"]),
+            "",
+            self.provisioning_table(data),
+            "",
+            "At the floor: %d of %d tasks. Polls at this pace: %d in all, against a floor of %d (one per wait)." % (
+                met, len(data["rows"]), sum(case["polls"] for case in data["rows"]),
+                sum(case["poll_floor"] for case in data["rows"])),
+            "",
+            self.provisioning_floors_table(data),
+        ]) + "\n"
+
+    def rst(self, info, command, provisioning=True):
+        """The results section: reStructuredText, also what run.py prints (with the provisioning
+        part's section after it, unless ``provisioning`` is false)."""
         parts = []
         parts.append("Measured %s with ``%s``." % (info["date"], command))
         parts.append("")
@@ -224,6 +265,9 @@ class Report:
             met = sum(1 for _label, flag in self.verdicts if flag)
             parts.append("")
             parts.append("Targets met: %d of %d." % (met, len(self.verdicts)))
+        if provisioning and "provisioning" in self.results:
+            parts.append("")
+            parts.append(self.provisioning_rst(info, command))
         return "\n".join(parts) + "\n"
 
     def build(self):
@@ -279,15 +323,16 @@ def grid_table(header, rows):
     return "\n".join(lines)
 
 
-def write_doc(path, block):
-    """Replace the results section of ``path`` (between the markers, two RST comments) with ``block``."""
+def write_doc(path, block, marks=(BEGIN_MARK, END_MARK)):
+    """Replace a results section of ``path`` (between ``marks``, two RST comments) with ``block``."""
+    begin_mark, end_mark = marks
     with open(path, encoding="utf-8") as doc:
         text = doc.read()
-    start, end = text.find(BEGIN_MARK), text.find(END_MARK)
+    start, end = text.find(begin_mark), text.find(end_mark)
     if start < 0 or end < start:
-        raise SystemExit("benchmark: %s has no results markers (%s ... %s)" % (path, BEGIN_MARK, END_MARK))
+        raise SystemExit("benchmark: %s has no results markers (%s ... %s)" % (path, begin_mark, end_mark))
     # An RST comment ends at the first line that is not indented, after a blank line.
-    text = text[:start + len(BEGIN_MARK)] + "\n\n" + block.strip("\n") + "\n\n" + text[end:]
+    text = text[:start + len(begin_mark)] + "\n\n" + block.strip("\n") + "\n\n" + text[end:]
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as doc:
         doc.write(text)

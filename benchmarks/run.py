@@ -1,12 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""neon.cloud benchmark: paging, waiting, per-task overhead, import time, key-task requests and the inventory.
+"""neon.cloud benchmark: paging, waiting, per-task overhead, import time, key-task requests, the inventory and
+provisioning requests against the floor.
 
     python benchmarks/run.py                    # starts (and stops) its own simulator on 127.0.0.1
     .venvs/nox/bin/nox -s bench [-- ARGS]       # the same in a venv of its own (noxfile.py)
     python benchmarks/run.py --only paging,imports --runs 3
     python benchmarks/run.py --doc docs/docsite/rst/performance.rst   # also rewrite the results section there
+    python benchmarks/run.py --only provisioning --doc docs/docsite/rst/performance.rst   # only that part's section
 
 Needs requests, werkzeug (for a simulator started here) and ansible-core (for the per-task
 and import parts) in the interpreter that runs it. Takes about 2 to 3 minutes; most of it is
@@ -27,7 +29,11 @@ import report  # noqa: E402  pylint: disable=wrong-import-position
 import scenarios  # noqa: E402  pylint: disable=wrong-import-position
 import simctl  # noqa: E402  pylint: disable=wrong-import-position
 
-PARTS = ("paging", "waiting", "tasks", "imports", "keys", "inventory")
+PARTS = ("paging", "waiting", "tasks", "imports", "keys", "inventory", "provisioning")
+# The provisioning part runs against a simulator of its own, started with this --operation-pace: its
+# operations then take 0.03 to 0.25 s, so each wait ends at its second poll (the first comes at once,
+# the second 0.5 s later) and the poll counts are the same from run to run.
+PROVISIONING_PACE = 0.1
 
 
 def parse_args(argv):
@@ -39,6 +45,8 @@ def parse_args(argv):
     parser.add_argument("--operations", type=int, default=10000, help="operations listed by the paging part")
     parser.add_argument("--wait-operations", type=int, default=200, help="operations waited for (default 200)")
     parser.add_argument("--projects", type=int, default=10000, help="projects of the inventory part (default 10000)")
+    parser.add_argument("--operation-pace", type=float, default=PROVISIONING_PACE,
+                        help="the simulator's --operation-pace for the provisioning part (default %g)" % PROVISIONING_PACE)
     parser.add_argument("--json", metavar="FILE", help="also write every sample as JSON")
     parser.add_argument("--doc", metavar="FILE", help="rewrite the results section of FILE (docs/docsite/rst/performance.rst)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
@@ -51,6 +59,8 @@ def parse_args(argv):
         parser.error("--runs must be 1-50 and --wait-runs 1-20")
     if not 1 <= args.operations <= 100000 or not 2 <= args.wait_operations <= 1000:
         parser.error("--operations must be 1-100000 and --wait-operations 2-1000")
+    if not 0 < args.operation_pace <= 10:
+        parser.error("--operation-pace must be more than 0 and at most 10")
     return args
 
 
@@ -88,6 +98,14 @@ def main(argv=None):
         if "inventory" in args.parts:
             log("6. inventory of %d projects (%d runs)" % (args.projects, args.runs))
             results["inventory"] = scenarios.inventory(sim, collection, args.runs, args.projects, log=log)
+        if "provisioning" in args.parts:
+            # its own simulator, whatever NEON_API_URL says: the pace is set when a simulator starts
+            log("7. provisioning: requests against the floor (simulator at operation pace %g)" % args.operation_pace)
+            paced = simctl.SimulatorHandle.start(sys.executable, operation_pace=args.operation_pace)
+            try:
+                results["provisioning"] = scenarios.provisioning(paced, args.operation_pace, log=log)
+            finally:
+                paced.stop()
     finally:
         if sim is not None:
             sim.stop()
@@ -107,7 +125,11 @@ def main(argv=None):
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump({"machine": info, "results": results}, out, indent=1, default=str)
     if args.doc:
-        report.write_doc(args.doc, text)
+        # each section only from the parts that ran, so that one part's run keeps the others' figures
+        if any(part in results for part in PARTS if part != "provisioning"):
+            report.write_doc(args.doc, built.rst(info, command, provisioning=False))
+        if "provisioning" in results:
+            report.write_doc(args.doc, built.provisioning_rst(info, command), report.PROVISIONING_MARKS)
         log("benchmark: results written to %s" % args.doc)
     if built.missed:
         log("benchmark: targets missed: %s" % "; ".join(built.missed))

@@ -420,6 +420,162 @@ def inventory(sim, collection, runs, total=10000, organizations=4, log=print):
             "commands": commands}
 
 
+# ---------------------------------------------------------------------- 7. provisioning: requests against the floor
+# What each project / branch / branch_info / connection_info task costs in requests, counted in the
+# simulator's request log, beside the fewest requests the API allows for the same work (the floor,
+# reasoned from the API: see docs/docsite/rst/performance.rst). Polls (reads of the operations list or
+# of one operation) are counted apart: how many a wait takes depends on how long the operations take,
+# which the simulator's --operation-pace sets. The floor of the polls is one per wait: one read after
+# the operations have ended.
+PROVISIONING_PROJECT = "bench-provisioning"
+PROVISIONING_BRANCH = "pr-1"
+PROVISIONING_BRANCHES = 50  # branches of the project when branch_info lists them
+PROVISIONING_COMPUTE = {"min_cu": 0.25, "max_cu": 1.0}
+_ID_AFTER = {"projects": "{p}", "branches": "{b}", "endpoints": "{e}", "operations": "{op}", "roles": "{role}",
+             "databases": "{db}"}
+# (label, floor without polls, waits, how the floor is reasoned)
+PROVISIONING_FLOORS = {
+    "project_create": (2, 1, "list projects by name (1), POST /projects (1), then the wait"),
+    "project_unchanged": (1, 0, "list projects by name (1)"),
+    "project_unchanged_compute": (2, 0, "list projects by name (1), list its computes to compare the settings (1)"),
+    "project_absent_gone": (1, 0, "list projects by name (1)"),
+    "project_delete": (2, 0, "list projects by name (1), DELETE (1); the answer starts no operations"),
+    "branch_create": (4, 1, "list branches (1), POST with the compute (1), the wait, then read the branch and its "
+                            "computes as they are after it (2)"),
+    "branch_unchanged": (2, 0, "list branches (1), list the branch's computes (1)"),
+    "branch_reset": (5, 1, "list branches (1), the branch's computes (1, compute: true is checked), POST restore (1), "
+                           "the wait, the re-read (2)"),
+    "branch_delete": (2, 1, "list branches (1), DELETE (1), the wait"),
+    "branch_absent_gone": (1, 0, "list branches (1)"),
+    "branch_info_all": (2, 0, "every page of branches (floor(N/10000) + 1 = 1), the project's computes (1)"),
+    "branch_info_name": (2, 0, "branches found by search (1), the project's computes (1)"),
+    "connection_info_named": (2, 0, "list branches to turn the name into an id (1), GET connection_uri (1); the "
+                                    "service picks the branch's read-write compute when endpoint_id is left out"),
+    "connection_info_defaults": (4, 0, "list branches for the default branch's id (1), its roles (1), its databases "
+                                       "(1), GET connection_uri (1)"),
+}
+
+
+def _route(entry):
+    """One request of the log as ``GET …/branches/{b}/endpoints``: ids replaced, the query left out, and
+    ``/projects/{p}`` shown as ``…`` below a project."""
+    parts = entry["path"].split("/api/v2", 1)[-1].strip("/").split("/")
+    shown = []
+    for index, part in enumerate(parts):
+        shown.append(_ID_AFTER[parts[index - 1]] if index and parts[index - 1] in _ID_AFTER else part)
+    path = "/".join(shown)
+    return "%s %s" % (entry["method"], "…" + path[len("projects/{p}"):] if path.startswith("projects/{p}/") else "/" + path)
+
+
+def _is_poll(entry):
+    return entry["method"] == "GET" and "/operations" in entry["path"]
+
+
+def _setup_branches(sim, project_id, count):
+    """``count`` branches without computes, made through the API (not counted), each created operation
+    scripted to end at once so that the next create is not refused with 423."""
+    session = requests.Session()
+    session.headers.update(sim.headers)
+    try:
+        sim.script_operations({"action": "*", "project_id": project_id, "duration": 0.001, "scheduling": 0.0,
+                               "count": count})
+        made = 0
+        while made < count:
+            answer = session.post("%s/projects/%s/branches" % (sim.api_url, project_id),
+                                  json={"branch": {"name": "bench-%03d" % made}}, timeout=30)
+            if answer.status_code == 423:
+                time.sleep(0.01)
+                continue
+            answer.raise_for_status()
+            made += 1
+    finally:
+        session.close()
+
+
+def provisioning(sim, pace, log=print):
+    """Request counts of the provisioning modules' tasks, in the order a pull request's playbook runs them."""
+    from ansible_collections.neon.cloud.plugins.module_utils._branches import (
+        BranchTask,
+        branches_with_endpoints,
+        connection_details,
+    )
+    from ansible_collections.neon.cloud.plugins.module_utils._project_resource import ProjectTask
+    from ansible_collections.neon.cloud.plugins.module_utils._resources import ResourceTask
+
+    branch_settings = dict.fromkeys(("name", "parent", "parent_timestamp", "parent_lsn", "protected", "expires_at"))
+    branch_settings["name"] = PROVISIONING_BRANCH
+    project_settings = dict.fromkeys(("name", "org_id", "region_id", "pg_version", "history_retention_seconds",
+                                      "compute", "default_branch", "database", "role"))
+    project_settings.update(name=PROVISIONING_PROJECT, region_id="aws-eu-central-1")
+    state = {}
+
+    def project_task(client, absent=False, compute=None):
+        task = ProjectTask(ResourceTask(client), name=PROVISIONING_PROJECT)
+        if absent:
+            return task.absent()
+        return task.present(dict(project_settings, compute=compute))
+
+    def branch_task(client, absent=False, reset=False):
+        task = BranchTask(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH)
+        if absent:
+            return task.absent()
+        return task.present(dict(branch_settings), True, reset)
+
+    def project_create(client):
+        result = project_task(client, compute=PROVISIONING_COMPUTE)
+        state["project_id"] = result["project"]["id"]
+        return result
+
+    cases = [
+        ("project_create", "project: create (compute settings given)", project_create),
+        ("project_unchanged", "project: unchanged", project_task),
+        ("project_unchanged_compute", "project: unchanged, compute settings given",
+         functools.partial(project_task, compute=PROVISIONING_COMPUTE)),
+        ("branch_create", "branch: create, with its compute", branch_task),
+        ("branch_unchanged", "branch: unchanged", branch_task),
+        ("branch_reset", "branch: reset_from_parent", functools.partial(branch_task, reset=True)),
+        ("setup_branches", None, None),
+        ("branch_info_all", "branch_info: every branch (N = {branches})",
+         lambda client: branches_with_endpoints(client, state["project_id"])),
+        ("branch_info_name", "branch_info: one by name (of N = {branches})",
+         lambda client: branches_with_endpoints(client, state["project_id"], PROVISIONING_BRANCH)),
+        ("connection_info_named", "connection_info: branch by name, database and role given, pooled",
+         lambda client: connection_details(client, state["project_id"], branch=PROVISIONING_BRANCH,
+                                           database="neondb", role="neondb_owner", pooled=True)),
+        ("connection_info_defaults", "connection_info: everything left out (default branch, its one role and database)",
+         lambda client: connection_details(client, state["project_id"])),
+        ("branch_delete", "branch: delete", functools.partial(branch_task, absent=True)),
+        ("branch_absent_gone", "branch: absent, already gone", functools.partial(branch_task, absent=True)),
+        ("project_delete", "project: delete", functools.partial(project_task, absent=True)),
+        ("project_absent_gone", "project: absent, already gone", functools.partial(project_task, absent=True)),
+    ]
+    rows = []
+    branches = None
+    for key, label, work in cases:
+        if key == "setup_branches":
+            _setup_branches(sim, state["project_id"], PROVISIONING_BRANCHES - 2)  # with main and pr-1
+            continue
+        sim.clear_requests()
+        started = time.monotonic()
+        result, _made = with_client(sim, work)
+        elapsed = time.monotonic() - started
+        log_entries = sim.requests_log()
+        if key == "branch_info_all":
+            branches = len(result)
+        sent = [_route(entry) for entry in log_entries if not _is_poll(entry)]
+        polls = [entry for entry in log_entries if _is_poll(entry)]
+        floor, waits, reason = PROVISIONING_FLOORS[key]
+        failed = [entry for entry in log_entries if entry["status"] >= 400]
+        changed = bool(result.get("changed")) if isinstance(result, dict) else False
+        rows.append({"key": key, "label": label.format(branches=branches), "requests": len(sent), "sequence": sent,
+                     "floor": floor, "reason": reason, "polls": len(polls), "poll_floor": waits,
+                     "errors": ["%s %s" % (_route(entry), entry["status"]) for entry in failed],
+                     "changed": changed, "seconds": elapsed})
+        log("   %s: %d request(s) (floor %d), %d poll(s): %s"
+            % (rows[-1]["label"], len(sent), floor, len(polls), ", ".join(sent)))
+    return {"pace": pace, "branches": branches, "rows": rows}
+
+
 def ansible_executable():
     here = os.path.join(os.path.dirname(sys.executable), "ansible")
     return here if os.path.exists(here) else shutil.which("ansible")

@@ -72,7 +72,9 @@ class SimulatorHandle:
         return cls.start(python or sys.executable)
 
     @classmethod
-    def start(cls, python):
+    def start(cls, python, operation_pace=None):
+        """A simulator of this process's own; ``operation_pace`` scales how long the operations API calls
+        start take (the simulator's --operation-pace; its default, 1, when None)."""
         workdir = tempfile.mkdtemp(prefix="neon-bench-sim-")
         url_file = os.path.join(workdir, "url")
         key = secrets.token_hex(32)
@@ -80,7 +82,8 @@ class SimulatorHandle:
         log = open(os.path.join(workdir, "simulator.log"), "wb")  # pylint: disable=consider-using-with
         process = subprocess.Popen(  # pylint: disable=consider-using-with
             [python, "-m", "neon_simulator", "--host", "127.0.0.1", "--port", "0", "--api-key", key,
-             "--url-file", url_file], stdout=log, stderr=subprocess.STDOUT, env=env)
+             "--url-file", url_file] + ([] if operation_pace is None else ["--operation-pace", repr(operation_pace)]),
+            stdout=log, stderr=subprocess.STDOUT, env=env)
         log.close()
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
@@ -157,6 +160,10 @@ class SimulatorHandle:
 
     def age_key(self, key_id, created_days_ago):
         return self._control("POST", "/keys/%d/age" % key_id, json={"created_days_ago": created_days_ago})
+
+    def script_operations(self, spec):
+        """POST /_simulator/next_operations: fields for the next operations the API starts."""
+        return self._control("POST", "/next_operations", json=spec)
 
     def clear_requests(self):
         self._control("DELETE", "/requests")
