@@ -18,6 +18,8 @@ import io
 import json
 import os
 import re
+import subprocess
+import sys
 import time
 import traceback
 
@@ -91,6 +93,31 @@ def run_module(name, args, check_mode=False, diff=False):
         except Exception:  # pylint: disable=broad-except  # a crash is a result: the test reports it
             crash = traceback.format_exc()
     return ModuleRun(rc, out.getvalue(), crash, time.monotonic() - started)
+
+
+def start_module_processes(collection_parent, tmp_path, name, argsets):
+    """Module processes of plugins/modules/<name>.py started at once, one per args dict, as
+    simultaneous playbook runs (AWX jobs) run one task: each its own process, its arguments in a
+    file as AnsiballZ's debug mode reads them. Collect them with module_process_results()."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([collection_parent, os.environ.get("PYTHONPATH", "")]))
+    processes = []
+    for index, args in enumerate(argsets):
+        path = tmp_path / ("%s-%d-args.json" % (name, index))
+        path.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": args}))
+        processes.append(subprocess.Popen(
+            [sys.executable, "-m", "ansible_collections.neon.cloud.plugins.modules.%s" % name, str(path)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env))
+    return processes
+
+
+def module_process_results(processes, timeout):
+    """The result dict of each process, in order; none may crash."""
+    results = []
+    for process in processes:
+        stdout, stderr = process.communicate(timeout=timeout)
+        assert "Traceback" not in stdout + stderr, stdout + stderr
+        results.append(json.loads(stdout))
+    return results
 
 
 def connection_args(sim, slow=False, **extra):

@@ -16,9 +16,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
-import os
-import subprocess
-import sys
 
 import neon_reliability as rel
 
@@ -27,30 +24,12 @@ RUN_TIMEOUT = 120  # seconds; a barrier holds each listing until the last run ha
 BARRIER_TIMEOUT = 60
 
 
-def _start_runs(collection_parent, tmp_path, name, args):
-    """Start RUNS processes of plugins/modules/<name>.py with ``args`` (files, as AnsiballZ debug does)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([collection_parent, os.environ.get("PYTHONPATH", "")]))
-    path = tmp_path / ("%s-args.json" % name)
-    path.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": args}))
-    module = "ansible_collections.neon.cloud.plugins.modules.%s" % name
-    return [subprocess.Popen([sys.executable, "-m", module, str(path)], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, universal_newlines=True, env=env) for _run in range(RUNS)]
-
-
-def _results(processes):
-    results = []
-    for process in processes:
-        stdout, stderr = process.communicate(timeout=RUN_TIMEOUT)
-        assert "Traceback" not in stdout + stderr, stdout + stderr
-        results.append(json.loads(stdout))
-    return results
-
-
 def _overlapping(sim, collection_parent, tmp_path, **args):
     """RUNS runs of one api_key task at once, every listing taken before any run creates."""
     sim.add_barrier(method="GET", path="/api/v2/api_keys", parties=RUNS, timeout=BARRIER_TIMEOUT)
     args = rel.connection_args(sim, api_timeout=RUN_TIMEOUT - 10, **args)
-    results = _results(_start_runs(collection_parent, tmp_path, "api_key", args))
+    results = rel.module_process_results(
+        rel.start_module_processes(collection_parent, tmp_path, "api_key", [args] * RUNS), RUN_TIMEOUT)
     assert [barrier["timed_out"] for barrier in sim.barriers()] == [False]
     for result in results:
         assert sim.api_key not in json.dumps(result)

@@ -17,9 +17,6 @@ __metaclass__ = type
 
 import datetime
 import json
-import os
-import subprocess
-import sys
 import time
 
 import pytest
@@ -107,28 +104,6 @@ def wait_for_request(sim, seq, method, path_end, status=None):
                 return entry
         time.sleep(0.05)
     raise AssertionError("no %s ...%s (%s) in the log: %s" % (method, path_end, status, requests_since(sim, seq)))
-
-
-def start_processes(collection_parent, tmp_path, module, argsets):
-    """Module processes started at once, as two playbook runs (AWX jobs) would run the task."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([collection_parent, os.environ.get("PYTHONPATH", "")]))
-    processes = []
-    for index, args in enumerate(argsets):
-        path = tmp_path / ("%s-%d-args.json" % (module, index))
-        path.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": args}))
-        processes.append(subprocess.Popen(
-            [sys.executable, "-m", "ansible_collections.neon.cloud.plugins.modules.%s" % module, str(path)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env))
-    return processes
-
-
-def collect(processes):
-    results = []
-    for process in processes:
-        stdout, stderr = process.communicate(timeout=RUN_TIMEOUT)
-        assert "Traceback" not in stdout + stderr, stdout + stderr
-        results.append(json.loads(stdout))
-    return results
 
 
 def iso(moment):
@@ -424,7 +399,7 @@ def test_a_423_while_another_operation_runs_is_waited_out(sim, collection_parent
     pid = new_project(sim)["project"]["id"]
     held = sim.start_operations(pid, action="apply_config", hold=True)[0]
     seq = last_seq(sim)
-    process, = start_processes(collection_parent, tmp_path, "branch", [
+    process, = rel.start_module_processes(collection_parent, tmp_path, "branch", [
         rel.connection_args(sim, project_id=pid, name="pr-locked", api_timeout=30)])
     try:
         wait_for_request(sim, seq, "POST", "/branches", status=423)
@@ -432,7 +407,7 @@ def test_a_423_while_another_operation_runs_is_waited_out(sim, collection_parent
         wait_for_request(sim, seq, "GET", "/operations")  # it waits for the project's operations
     finally:
         sim.release_operations(pid, held["id"])
-    result, = collect([process])
+    result, = rel.module_process_results([process], RUN_TIMEOUT)
     assert not result.get("failed"), result
     assert result["changed"] is True and branch_named(sim, pid, "pr-locked")["id"] == result["branch"]["id"]
     posts = [entry for entry in sim.requests(since=seq) if entry["method"] == "POST"]
@@ -457,7 +432,8 @@ def test_two_overlapping_creates_of_one_branch_leave_one_branch_and_both_succeed
     pid = new_project(sim)["project"]["id"]
     sim.add_barrier(method="GET", path="/api/v2/projects/%s/branches" % pid, parties=2, timeout=60)
     args = rel.connection_args(sim, project_id=pid, name="pr-race", api_timeout=RUN_TIMEOUT - 10)
-    results = collect(start_processes(collection_parent, tmp_path, "branch", [args, args]))
+    results = rel.module_process_results(rel.start_module_processes(collection_parent, tmp_path, "branch", [args, args]),
+                                         RUN_TIMEOUT)
     assert [barrier["timed_out"] for barrier in sim.barriers()] == [False]  # both listed before either created
 
     named = [branch for branch in branches(sim, pid) if branch["name"] == "pr-race"]
