@@ -576,3 +576,32 @@ def test_connection_info_of_a_branch_without_compute_or_unknown_fails_clearly(si
     assert "has no read-write compute to connect to" in dark["msg"]
     unknown = failed(run(sim, "connection_info", project_id=pid, branch="pr-none"))
     assert "has no branch 'pr-none'" in unknown["msg"]
+
+
+@pytest.mark.parametrize("limit", ["projects", "branches", "history"])
+def test_a_plan_limit_fails_with_the_service_s_message_and_nothing_changed(sim, limit):
+    pid = new_project(sim)["project"]["id"]
+    count = len(sim.state.projects)
+    try:
+        if limit == "projects":
+            sim.set_limits(max_projects=0)
+            args = dict(name=rel.unique_name("prov-over"))
+        elif limit == "branches":
+            sim.set_limits(max_branches=1)
+            args = dict(project_id=pid, name="pr-over")
+        else:
+            sim.set_limits(max_history_retention_seconds=86400)
+            args = dict(name=rel.unique_name("prov-long"), history_retention_seconds=604800)
+        seq = last_seq(sim)
+        refused = failed(run(sim, "branch" if limit == "branches" else "project", **args))
+    finally:
+        sim.set_limits(max_projects=None, max_branches=None, max_history_retention_seconds=None)
+    expected = {"projects": ("HTTP 422", "user projects limit of 0 exceeded", "PROJECTS_LIMIT_EXCEEDED"),
+                "branches": ("HTTP 422", "branches limit of 1 exceeded", "BRANCHES_LIMIT_EXCEEDED"),
+                "history": ("HTTP 400", "requested history retention seconds exceeds allowed maximum", "")}[limit]
+    for part in expected[:2] + ("Nothing was changed",):
+        assert part in refused["msg"], refused["msg"]
+    assert refused["changed"] is False and refused["error"]["method"] == "POST"
+    assert refused["error"]["code"] == expected[2]
+    assert len(changes_since(sim, seq)) == 1  # the one refused create, never asked again
+    assert len(sim.state.projects) == count and branch_named(sim, pid, "pr-over") is None

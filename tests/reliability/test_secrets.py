@@ -20,6 +20,7 @@ import sys
 
 import pytest
 
+import neon_reliability as rel
 from neon_testing import ansible_env, localhost_inventory
 
 PLAYBOOK = r"""
@@ -335,3 +336,116 @@ def test_adhoc_with_the_key_in_the_command_line_args(tmp_path, collection_parent
     results["other"].append(dict(check="ad-hoc with api_key=... in -a, task fails",
                                  outcome="key shown by ansible-core in 'Origin:' (strict xfail)" if leaks else "not shown"))
     assert proc.returncode == 2 and not leaks
+
+
+PROVISIONING_PLAYBOOK = r"""
+- name: The provisioning modules, whose results carry passwords in documented return values only
+  hosts: localhost
+  gather_facts: false
+  vars_files:
+    - secret.yml
+  module_defaults:
+    group/neon.cloud.all:
+      api_key: "{{ neon_key }}"
+      api_url: "{{ sim_url }}"
+      api_retries: 1
+      api_retry_max_delay: 0.05
+  tasks:
+    - name: project (create, diff)
+      neon.cloud.project:
+        name: secrets-app
+      diff: true
+      register: project
+    - name: project (again, diff)
+      neon.cloud.project:
+        name: secrets-app
+      diff: true
+    - name: branch (create in check mode, diff)
+      neon.cloud.branch:
+        project_id: "{{ project.project.id }}"
+        name: pr-1
+      check_mode: true
+      diff: true
+    - name: branch (create, diff)
+      neon.cloud.branch:
+        project_id: "{{ project.project.id }}"
+        name: pr-1
+      diff: true
+    - name: connection_info (pooled)
+      neon.cloud.connection_info:
+        project_id: "{{ project.project.id }}"
+        branch: pr-1
+        pooled: true
+    - name: branch_info
+      neon.cloud.branch_info:
+        project_id: "{{ project.project.id }}"
+    - name: Fault - the next start_compute of the project fails
+      ansible.builtin.uri:
+        url: "{{ control_url }}/next_operations"
+        method: POST
+        body_format: json
+        body: {action: start_compute, project_id: "{{ project.project.id }}", outcome: failed, error: no capacity}
+        status_code: [200, 201]
+    - name: branch (create, its compute fails to start)
+      neon.cloud.branch:
+        project_id: "{{ project.project.id }}"
+        name: pr-2
+      ignore_errors: true
+      register: unlucky
+    - name: connection_info (a role that does not exist)
+      neon.cloud.connection_info:
+        project_id: "{{ project.project.id }}"
+        role: nobody
+      ignore_errors: true
+    - name: branch (delete, diff)
+      neon.cloud.branch:
+        project_id: "{{ project.project.id }}"
+        name: pr-1
+        state: absent
+      diff: true
+    - name: The runs did what they should
+      ansible.builtin.assert:
+        that:
+          - project is changed and project.connection_uri is defined
+          - unlucky is failed and unlucky.connection_uri is defined
+"""
+
+# A documented return value that holds a password: the URI's userinfo, or the password itself.
+PASSWORD_FIELDS = r'"(?:connection_uri|uri)": "postgres(?:ql)?://[^:"]+:%s@|"password": "%s"'
+
+
+def test_provisioning_at_vvv_shows_passwords_only_in_their_return_values(
+        tmp_path, collection_parent, secret_sim, auth_key, results):
+    """Passwords (in connection URIs) appear in the results that document them, never in a message,
+    a warning, a diff or anything else -vvv prints; the auth key never appears."""
+    sim = secret_sim
+    (tmp_path / "secret.yml").write_text("neon_key: %s\n" % auth_key)
+    (tmp_path / "site.yml").write_text(PROVISIONING_PLAYBOOK)
+    extra = "sim_url=%s control_url=%s" % (sim.url, sim.control_url)
+    proc = subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-vvv", "-i", localhost_inventory(tmp_path),
+         "site.yml", "-e", extra],
+        cwd=str(tmp_path), env=_env(tmp_path, collection_parent, sim),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300, check=False)
+    text = _all_output(tmp_path, proc)
+    project = [item for item in sim.state.projects.values() if item.name == "secrets-app"]
+    assert len(project) == 1, text[-4000:]
+    passwords = set()
+    for branch in rel.api(sim, "GET", "/projects/%s/branches" % project[0].id)["branches"]:
+        path = "/projects/%s/branches/%s/roles" % (project[0].id, branch["id"])
+        for role in rel.api(sim, "GET", path)["roles"]:
+            passwords.add(rel.api(sim, "GET", "%s/%s/reveal_password" % (path, role["name"]))["password"])
+    leaks, _secrets = _scan(text, auth_key)
+    outside = {password: text.count(password) - len(re.findall(PASSWORD_FIELDS % ((re.escape(password),) * 2), text))
+               for password in passwords}
+    results["secrets"].append(dict(run="ansible-playbook -vvv, provisioning (%d tasks)"
+                                   % PROVISIONING_PLAYBOOK.count("- name:"),
+                                   output_chars=len(text), leaks=len(leaks) + sum(outside.values()),
+                                   secrets_shown=len([password for password in passwords if password in text]),
+                                   rc=proc.returncode))
+    assert proc.returncode == 0, text[-8000:]
+    assert not leaks, "the auth key is in the output"
+    assert "Traceback" not in text and "MODULE FAILURE" not in text
+    assert passwords and all(password in text for password in passwords)  # shown where documented: not vacuous
+    assert not any(outside.values()), "a password outside connection_uri/uri/password"
+    assert re.search(r"ignored=2\b", text), text[-3000:]
