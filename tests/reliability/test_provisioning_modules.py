@@ -149,7 +149,7 @@ def test_project_check_mode_sends_nothing_and_diff_shows_no_secret(sim):
     assert checked["changed"] is True and "connection_uri" not in checked
     assert checked["diff"]["before"] == {} and checked["diff"]["after"]["name"] == name
     assert changes_since(sim, seq) == []
-    assert [project for project in rel.api(sim, "GET", "/projects", params={"search": name})["projects"]] == []
+    assert rel.api(sim, "GET", "/projects", params={"search": name})["projects"] == []
 
     created = ok(run(sim, "project", diff=True, name=name, history_retention_seconds=3600))
     password = created["connection_uri"].split(":")[2].split("@")[0]

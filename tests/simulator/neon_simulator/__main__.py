@@ -60,7 +60,7 @@ def main(argv=None):
     if args.rate_limit is not None and args.rate_limit <= 0:
         print("--rate-limit must be positive", file=sys.stderr)
         return 2
-    if not args.operation_pace > 0:
+    if args.operation_pace <= 0:
         print("--operation-pace must be positive", file=sys.stderr)
         return 2
     if args.org_key_rate_limit < 0:

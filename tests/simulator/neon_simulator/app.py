@@ -31,7 +31,6 @@ PROJECTS_TIMEOUT_MS = (100, 30000, None)
 OPERATIONS_LIMIT = (1, 1000, 10)
 _KEY_ID_RE = re.compile(r"^[0-9]{1,18}$")
 _LOG = logging.getLogger("neon_simulator")
-API_ERRORS_CAUGHT = tuple(kind for kind, _status in API_ERRORS)
 
 MESSAGE_NO_AUTH = "authentication required: missing Authorization header"
 MESSAGE_BAD_SCHEME = "authentication failed: expected 'Authorization: Bearer <API key>'"
@@ -247,10 +246,10 @@ class SimulatorApp(ControlRoutes, ProvisioningRoutes):
                 return limited
             status, payload = getattr(self, "_api_" + endpoint)(request, key, **args)
             return json_response(status, payload)
-        except API_ERRORS_CAUGHT as exc:
-            status = next(code for kind, code in API_ERRORS if isinstance(exc, kind))
-            return error_response(status, str(exc), request_id, getattr(exc, "code", ""))
-        except Exception:  # pylint: disable=broad-except
+        except Exception as exc:  # pylint: disable=broad-except
+            status = next((code for kind, code in API_ERRORS if isinstance(exc, kind)), None)
+            if status is not None:  # a refusal the API answers with its status
+                return error_response(status, str(exc), request_id, getattr(exc, "code", ""))
             _LOG.exception("unexpected error in %s %s", request.method, request.path)
             return error_response(500, "internal server error", request_id)
 

@@ -245,8 +245,8 @@ class ProvisioningMixin:
         for action, branch_id, endpoint_id in items:
             created_us = project.unique_time(created_us)
             scripted = self.next_operations.take(project.id, action)
-            op = self._build_operation(project, operation_spec(action, branch_id, endpoint_id, scripted, self.operation_pace),
-                                     created_us)
+            spec = operation_spec(action, branch_id, endpoint_id, scripted, self.operation_pace)
+            op = self._build_operation(project, spec, created_us)
             project.add_operation(op)
             ops.append(op)
             created_us += 1

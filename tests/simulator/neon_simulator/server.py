@@ -116,7 +116,7 @@ class Simulator:
         self.port = port
         self.api_key = api_key or ids.api_key_secret()
         self.clock = clock or Clock()
-        if not operation_pace > 0:
+        if operation_pace <= 0:
             raise ValueError("operation_pace must be positive")
         self.state = State(self.api_key, seed, self.clock, extra_keys, operation_pace)
         self.fault_registry = FaultRegistry()
