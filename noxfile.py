@@ -57,6 +57,7 @@ MAIN_PYTHON = ANSIBLE_CORE_PYTHON[MAIN_CORE]
 FIRST_RUN_SANITY_TEST = "pep8"
 SIMULATOR_START_TIMEOUT = 30.0
 INTEGRATION_OPERATION_PACE = 0.25
+PYTEST_WORKERS = 3
 SIMULATOR_STOP_TIMEOUT = 5.0
 LOOPBACK_URL = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\]):\d+/")
 # What ansible-test must not take for collection content (sanity would lint it as such).
@@ -386,7 +387,15 @@ def integration_all(session, core):
 def pytest(session):
     """The plain-pytest suites: tests/simulator/tests, tests/ecosystem, tests/reliability (one pytest session)"""
     install_test_tools(session, MAIN_CORE, "requirements-test.txt")
-    session.run("python", "-m", "pytest", *session.posargs, env={"HOME": str(empty_home(session))})
+    env = {"HOME": str(empty_home(session))}
+    if session.posargs:
+        session.run("python", "-m", "pytest", *session.posargs, env=env)
+        return
+    # Most of the suite's time is waiting (timeouts, slow answers, operations): three pytest-xdist
+    # workers wait side by side. The report test then runs alone, on the results the workers
+    # wrote (tests/reliability/conftest.py).
+    session.run("python", "-m", "pytest", "-n", str(PYTEST_WORKERS), "--dist", "loadgroup", "-m", "not report", env=env)
+    session.run("python", "-m", "pytest", "-m", "report", env=env)
 
 
 @nox.session(python=MAIN_PYTHON)

@@ -34,6 +34,9 @@ import requests
 
 from neon_testing import ROOT
 
+# One pytest-xdist group: one worker installs neonctl into its cache directory, not several at once
+pytestmark = pytest.mark.xdist_group("neonctl")
+
 NEONCTL_MAJOR = "2"  # neonctl 2.x: the `neon` package's CLI, the commands and flags used below
 NEONCTL_SPEC = "neonctl@" + NEONCTL_MAJOR
 NPM_INSTALL_TIMEOUT = 600

@@ -7,12 +7,19 @@ Run with `nox -s pytest -- tests/reliability` (the shared setup is tests/conftes
 The results of the fault matrix are written to tests/output/reliability/results.json (or
 $NEON_RELIABILITY_RESULTS); the last test compares docs/docsite/rst/reliability.rst with what they give
 (NEON_RELIABILITY_WRITE_DOC=1 rewrites it).
+
+Under pytest-xdist (`nox -s pytest` runs the suite with `-n 3 --dist loadgroup -m "not report"`,
+then the report test alone): each worker writes its share of the results beside results.json, and
+the controller merges them into results.json, which the report test reads when it runs alone. The
+report sorts every list of results by what names each entry, so the order the tests ran in does not
+matter.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import glob
 import json
 import os
 import secrets
@@ -35,20 +42,36 @@ def pytest_collection_modifyitems(session, config, items):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "report: compares docs/docsite/rst/reliability.rst with this run's results (runs last)")
+    if not hasattr(config, "workerinput"):
+        for stale in _worker_files():
+            os.remove(stale)
 
 
-def results_path():
-    return os.environ.get(rel.RESULTS_ENV) or rel.DEFAULT_RESULTS
+def _worker_files():
+    return sorted(glob.glob(glob.escape(rel.results_path()) + ".gw*"))
+
+
+def _write(results, path):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(results, handle, indent=1, sort_keys=True)
+        handle.write("\n")
 
 
 def pytest_sessionfinish(session, exitstatus):
-    if not any(RESULTS.values()):
+    worker = getattr(session.config, "workerinput", None)
+    if worker is not None:  # an xdist worker: its share, which the controller merges
+        if any(RESULTS.values()):
+            _write(RESULTS, "%s.%s" % (rel.results_path(), worker["workerid"]))
         return
-    path = results_path()
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(RESULTS, handle, indent=1, sort_keys=True)
-        handle.write("\n")
+    merged = {name: list(entries) for name, entries in RESULTS.items()}
+    for share in _worker_files():
+        with open(share, encoding="utf-8") as handle:
+            for name, entries in json.load(handle).items():
+                merged.setdefault(name, []).extend(entries)
+        os.remove(share)
+    if any(merged.values()):
+        _write(merged, rel.results_path())
 
 
 @pytest.fixture(scope="session", autouse=True)

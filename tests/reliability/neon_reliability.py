@@ -120,6 +120,11 @@ def module_process_results(processes, timeout):
     return results
 
 
+def results_path():
+    """Where the suite's results are written (tests/reliability/conftest.py) and read."""
+    return os.environ.get(RESULTS_ENV) or DEFAULT_RESULTS
+
+
 def connection_args(sim, slow=False, **extra):
     args = dict(api_key=sim.api_key, api_url=sim.url, api_retries=RETRIES, api_retry_max_delay=MAX_DELAY,
                 api_timeout=SLOW_API_TIMEOUT if slow else API_TIMEOUT)

@@ -183,10 +183,11 @@ def render(results):
     duplicates = sum(facts.get("duplicates", 0) for facts in matrix)
     transient = [facts for facts in matrix if facts["mode"] == "transient"]
     persistent = [facts for facts in matrix if facts["mode"] == "persistent"]
-    bad = results.get("bad_input", [])
-    secrets = results.get("secrets", [])
+    # Sorted by what names each record: under pytest-xdist the tests that record them run in any order.
+    bad = sorted(results.get("bad_input", []), key=lambda case: (case["module"], case["case"]))
+    secrets = sorted(results.get("secrets", []), key=lambda run: run["run"])
     hostile = sorted(results.get("hostile", []), key=lambda case: case["case"])
-    other = results.get("other", [])
+    other = sorted(results.get("other", []), key=lambda check: check["check"])
     out = []
     add = out.append
     wait = "neon.cloud.operation_wait#module"
