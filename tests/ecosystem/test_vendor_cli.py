@@ -22,6 +22,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import fcntl
 import json
 import os
 import shutil
@@ -33,9 +34,6 @@ import pytest
 import requests
 
 from neon_testing import ROOT
-
-# One pytest-xdist group: one worker installs neonctl into its cache directory, not several at once
-pytestmark = pytest.mark.xdist_group("neonctl")
 
 NEONCTL_MAJOR = "2"  # neonctl 2.x: the `neon` package's CLI, the commands and flags used below
 NEONCTL_SPEC = "neonctl@" + NEONCTL_MAJOR
@@ -67,16 +65,28 @@ def _version(binary, env):
 
 @pytest.fixture(scope="session")
 def neonctl(request, tmp_path_factory):
-    """The path of the installed `neonctl` binary (major NEONCTL_MAJOR)."""
+    """The path of the installed `neonctl` binary (major NEONCTL_MAJOR). Installed under a lock:
+    pytest-xdist workers (nox -s pytest) each set this fixture up, and one installs while the
+    others wait, then find it installed."""
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.skip("node and npm are needed to install the vendor CLI (neonctl) and are not on PATH")
     prefix = os.path.join(str(ROOT), ".cache", "neonctl-" + NEONCTL_MAJOR)
-    binary = os.path.join(prefix, "node_modules", ".bin", "neonctl")
+    os.makedirs(os.path.dirname(prefix), exist_ok=True)
     env = dict(os.environ, HOME=str(tmp_path_factory.mktemp("npm-home")))
     env.pop("NEON_API_KEY", None)
+    with open(prefix + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return _installed(request.config, prefix, env)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _installed(config, prefix, env):
+    binary = os.path.join(prefix, "node_modules", ".bin", "neonctl")
     cached = _version(binary, env) if os.path.exists(binary) else None
     if cached is not None and cached.split(".")[0] == NEONCTL_MAJOR:
-        _report(request.config, "neonctl %s reused from %s (no install)" % (cached, prefix))
+        _report(config, "neonctl %s reused from %s (no install)" % (cached, prefix))
         return binary
     shutil.rmtree(prefix, ignore_errors=True)
     os.makedirs(prefix)
@@ -96,7 +106,7 @@ def neonctl(request, tmp_path_factory):
                     % (NEONCTL_SPEC, done.returncode, elapsed, done.stdout, done.stderr))
     version = _version(binary, env)
     assert version is not None and version.split(".")[0] == NEONCTL_MAJOR, (binary, version)
-    _report(request.config, "neonctl %s installed into %s in %.1f s (npm install, cold)" % (version, prefix, elapsed))
+    _report(config, "neonctl %s installed into %s in %.1f s (npm install, cold)" % (version, prefix, elapsed))
     return binary
 
 

@@ -8,7 +8,7 @@ The results of the fault matrix are written to tests/output/reliability/results.
 $NEON_RELIABILITY_RESULTS); the last test compares docs/docsite/rst/reliability.rst with what they give
 (NEON_RELIABILITY_WRITE_DOC=1 rewrites it).
 
-Under pytest-xdist (`nox -s pytest` runs the suite with `-n 3 --dist loadgroup -m "not report"`,
+Under pytest-xdist (`nox -s pytest` runs the suite with `-n 3 -m "not report"`,
 then the report test alone): each worker writes its share of the results beside results.json, and
 the controller merges them into results.json, which the report test reads when it runs alone. The
 report sorts every list of results by what names each entry, so the order the tests ran in does not
