@@ -294,8 +294,8 @@ def _sanity(core, python):
         install_test_tools(session, core)
         collection = collection_copy(session, core)
         # A home kept between runs, with this core's virtualenvs of earlier runs; the wheels pip
-        # downloads for them go to the caller's pip cache, shared by every session (nox's installs
-        # use it too).
+        # downloads for them go to the caller's pip cache, which the sanity sessions of every core
+        # share.
         pip_cache = {"PIP_CACHE_DIR": os.environ.get("PIP_CACHE_DIR") or str(caller_cache_dir() / "pip")}
         if core != MAIN_CORE or session.posargs:
             run_sanity(session, collection, python, sanity_home(core), env=pip_cache)
