@@ -266,10 +266,10 @@ ENDPOINT_FIELDS = dict(
     required={"id": (str,), "type": (str,)},
     optional={"branch_id": (str,), "host": (str,), "project_id": (str,), "autoscaling_limit_min_cu": _NUMBER,
               "autoscaling_limit_max_cu": _NUMBER, "suspend_timeout_seconds": (int,), "disabled": (bool,),
-              "created_at": _TEXT_OR_NULL},
+              "created_at": _TEXT_OR_NULL, "current_state": (str,), "pending_state": _TEXT_OR_NULL},
 )
-ROLE_FIELDS = dict(required={"name": (str,)}, optional={"protected": (bool,)})
-DATABASE_FIELDS = dict(required={"name": (str,)}, optional={"owner_name": (str,)})
+ROLE_FIELDS = dict(required={"name": (str,)}, optional={"protected": (bool,), "branch_id": (str,)})
+DATABASE_FIELDS = dict(required={"name": (str,)}, optional={"owner_name": (str,), "branch_id": (str,), "id": (int,)})
 
 
 def _member(check, data, name):
@@ -279,12 +279,13 @@ def _member(check, data, name):
     return data[name]
 
 
-def item_of(data, method, path, name, fields, item_id=None):
-    """``{name: {...}}``: the object, checked; with ``item_id``, the object asked for and no other."""
+def item_of(data, method, path, name, fields, item_id=None, id_field="id"):
+    """``{name: {...}}``: the object, checked; with ``item_id``, the object asked for and no other
+    (``id_field`` is what identifies it: ``name`` for roles and databases)."""
     check = Checker(method, path)
     item = check.fields(_member(check, data, name), name, **fields)
     if item_id is not None:
-        check.same(item, name, "id", item_id)
+        check.same(item, name, id_field, item_id)
     return item
 
 
@@ -327,3 +328,23 @@ def connection_uri(data, path):
     if not uri:
         check.fail("uri", "is empty")
     return uri
+
+
+def role_password(data):
+    """The ``role.password`` a role's create or password reset answered (None when it holds none).
+
+    A secret shown only in this answer: taken whatever else the answer holds, before anything
+    else in it is checked, so that an answer that cannot be used otherwise fails with it kept.
+    """
+    role = data.get("role") if isinstance(data, dict) else None
+    password = role.get("password") if isinstance(role, dict) else None
+    return password if isinstance(password, str) and password else None
+
+
+def revealed_password(data, path):
+    """GET .../roles/{name}/reveal_password: ``{password}``."""
+    check = Checker("GET", path)
+    password = check.value(_member(check, data, "password"), "password", (str,))
+    if not password:
+        check.fail("password", "is empty")
+    return password

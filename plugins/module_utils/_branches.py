@@ -346,6 +346,21 @@ def branches_with_endpoints(client, project_id, name=None):
     return [with_endpoints(branch, endpoints) for branch in branches]
 
 
+def locate_branch(client, project_id, wanted=None):
+    """The branch ``wanted`` (a name or an id) of the project, or its default branch when None: one
+    request. A Refusal when there is no such branch."""
+    branches = list_branches(client, project_id)
+    chosen = find_branch(branches, wanted) if wanted is not None else default_branch(branches)
+    if chosen is None:
+        raise Refusal("project %s has no branch %r" % (project_id, wanted) if wanted is not None else
+                      "project %s lists no default branch" % project_id)
+    return chosen
+
+
+def branch_label(branch):
+    return "%r (%s)" % (branch["name"], branch["id"])
+
+
 def connection_details(client, project_id, branch=None, database=None, role=None, pooled=False):
     """The connection URI of a branch's read-write compute, and its parts (the password among them).
 
@@ -353,12 +368,8 @@ def connection_details(client, project_id, branch=None, database=None, role=None
     URI (``GET /projects/{id}/connection_uri``), and its host is checked to be that compute's (or its
     pooler's), so a URI of another branch is never returned as this one's.
     """
-    branches = list_branches(client, project_id)
-    chosen = find_branch(branches, branch) if branch is not None else default_branch(branches)
-    if chosen is None:
-        raise Refusal("project %s has no branch %r" % (project_id, branch) if branch is not None else
-                      "project %s lists no default branch" % project_id)
-    label = "%r (%s)" % (chosen["name"], chosen["id"])
+    chosen = locate_branch(client, project_id, branch)
+    label = branch_label(chosen)
     endpoint = read_write_endpoint(branch_endpoints(client, project_id, chosen["id"]), chosen["id"])
     if endpoint is None:
         raise Refusal("branch %s has no read-write compute to connect to; create one with neon.cloud.branch "

@@ -228,7 +228,7 @@ class ResourceTask:
         except NeonAPIError as error:
             raise self.failure("%s failed: %s" % (label, error.describe()), error)
 
-    def update(self, description, path, project_id, current, plan, label, body=None):
+    def update(self, description, path, project_id, current, plan, label, body=None, id_field="id"):
         """PATCH ``current`` (an object of ``description``) as ``plan`` says, ``body`` when given: the
         request, what was done, the operations it started (waited for); returns the object answered."""
         label = "%s: %s" % (label, ", ".join(sorted(plan.changes)))
@@ -236,13 +236,13 @@ class ResourceTask:
                            "Updating " + label)
         self.did("updated " + label)
         self.started(data, "PATCH", path, project_id, "updated " + label)
-        return self.answered(description, data, "PATCH", path, current["id"])
+        return self.answered(description, data, "PATCH", path, current[id_field], id_field)
 
-    def answered(self, description, data, method, path, item_id=None):
+    def answered(self, description, data, method, path, item_id=None, id_field="id"):
         """The object of ``description`` a change answered, checked (the one asked for, with ``item_id``);
         an answer that cannot be used fails the task with what was done."""
         try:
-            return answers.item_of(data, method, path, description.key, description.answer_fields, item_id)
+            return answers.item_of(data, method, path, description.key, description.answer_fields, item_id, id_field)
         except UnexpectedAnswer as error:
             raise self.failure("its answer cannot be used: %s" % error.describe(), error)
 

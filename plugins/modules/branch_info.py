@@ -14,7 +14,9 @@ version_added: 1.0.0
 description:
   - Lists the branches of a project, following every page, each with its computes in C(endpoints) as
     M(neon.cloud.branch) returns them (the read-write compute first).
-  - Costs two requests (the branches and the project's computes) for a project of up to 10000 branches.
+  - With O(roles_and_databases=true), each branch also lists its Postgres roles and databases - never a password.
+  - Costs two requests (the branches and the project's computes) for a project of up to 10000 branches, and two
+    more per branch with O(roles_and_databases=true).
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -27,6 +29,12 @@ options:
       - Only the branch with exactly this name (names are unique within a project). An empty list when there
         is none.
     type: str
+  roles_and_databases:
+    description:
+      - Add each branch's roles (C(roles), without passwords) and databases (C(databases)).
+      - M(neon.cloud.role) with O(neon.cloud.role#module:reveal_password) reads a role's password.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - neon.cloud.api
   - neon.cloud.api.action_group
@@ -34,6 +42,9 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 seealso:
   - module: neon.cloud.branch
+  - module: neon.cloud.role
+  - module: neon.cloud.database
+  - module: neon.cloud.endpoint
 """
 
 EXAMPLES = r"""
@@ -56,6 +67,17 @@ EXAMPLES = r"""
   ansible.builtin.debug:
     msg: "{{ pr.branches[0].endpoints[0].host }}"
   when: pr.branches | length > 0 and pr.branches[0].endpoints | length > 0
+
+- name: The databases of the default branch and who owns them
+  neon.cloud.branch_info:
+    project_id: shiny-river-12345678
+    name: main
+    roles_and_databases: true
+  register: main_branch
+
+- name: Show them
+  ansible.builtin.debug:
+    msg: "{{ main_branch.branches[0].databases | items2dict(key_name='name', value_name='owner_name') }}"
 """
 
 RETURN = r"""
@@ -97,15 +119,33 @@ branches:
       elements: dict
       sample: [{"id": "ep-jolly-frost-a57qv4wh", "type": "read_write",
                 "host": "ep-jolly-frost-a57qv4wh.eu-central-1.aws.neon.tech"}]
+    roles:
+      description: The branch's Postgres roles, without passwords.
+      returned: when O(roles_and_databases=true)
+      type: list
+      elements: dict
+      sample: [{"name": "app", "protected": false}]
+    databases:
+      description: The branch's databases, each with its owner.
+      returned: when O(roles_and_databases=true)
+      type: list
+      elements: dict
+      sample: [{"id": 4321, "name": "shop", "owner_name": "app"}]
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._branches import branches_with_endpoints
+from ansible_collections.neon.cloud.plugins.module_utils._catalog import DATABASES, ROLES, list_catalog
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 
 
 def run(neon):
     neon.require_path_parameter("project_id")
-    branches = branches_with_endpoints(neon.client, neon.params["project_id"], neon.params["name"])
+    project_id = neon.params["project_id"]
+    branches = branches_with_endpoints(neon.client, project_id, neon.params["name"])
+    if neon.params["roles_and_databases"]:
+        for branch in branches:
+            branch["roles"] = list_catalog(neon.client, project_id, branch["id"], ROLES)
+            branch["databases"] = list_catalog(neon.client, project_id, branch["id"], DATABASES)
     return dict(changed=False, branches=branches)
 
 
@@ -114,6 +154,7 @@ def main():
         argument_spec=dict(
             project_id=dict(type="str", required=True),
             name=dict(type="str"),
+            roles_and_databases=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     ).run(run)

@@ -1,0 +1,220 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: endpoint
+short_description: Create, size, start, suspend, restart and delete the computes of a Neon branch
+version_added: 1.0.0
+description:
+  - Makes sure a branch has a compute (the API calls it an endpoint) of a given type and size, running or
+    suspended as asked, or that it does not.
+  - A branch has at most one read-write compute (the service's rule), so O(type=read_write) always means that
+    one - asking for a second is the same compute, not an error. A branch may have several read-only computes;
+    without O(id) the task means its only one (and creates it when there is none), and fails naming their ids
+    when there are several.
+  - Changing a compute's size or suspend timeout reconfigures it, which restarts it and drops its open connections
+    (the service's own note); so do V(restarted) and V(suspended). Check mode and the diff show what would change.
+  - Runs of the same task at the same time leave one read-write compute and all succeed.
+  - A compute that is as asked costs two requests (the project's branches and the branch's computes).
+author:
+  - neon.cloud maintainers (@neon-cloud)
+options:
+  project_id:
+    description: The project's id.
+    type: str
+    required: true
+  branch:
+    description: The branch, by name or id. Without it, the project's default branch.
+    type: str
+  type:
+    description: The compute's type. Can only be chosen when it is created.
+    type: str
+    choices: [read_write, read_only]
+    default: read_write
+  id:
+    description: The compute's id (C(ep-...)), to address one of several read-only computes. It must exist.
+    type: str
+  min_cu:
+    description: The least compute units the compute scales down to (0.25 or more).
+    type: float
+  max_cu:
+    description: The most compute units the compute scales up to (at least O(min_cu); the plan sets a maximum).
+    type: float
+  suspend_timeout_seconds:
+    description:
+      - Seconds without connections after which the compute suspends itself. V(0) is the service's default
+        (300), V(-1) never suspends; otherwise 60 to 604800. The plan may not allow changing it.
+    type: int
+  state:
+    description:
+      - V(present) creates the compute or brings its settings to what is asked; whether it runs is left alone.
+      - V(started) - the same, and the compute runs. V(suspended) - the same, and it is suspended (it starts
+        again by itself on the next connection).
+      - V(restarted) - the same, then the compute is restarted, on every run (the task reports a change every
+        time).
+      - V(absent) deletes the compute. Its branch and data stay.
+    type: str
+    choices: [present, absent, started, suspended, restarted]
+    default: present
+extends_documentation_fragment:
+  - neon.cloud.api
+  - neon.cloud.api.wait
+  - neon.cloud.api.action_group
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Only reads; C(changed) and the diff tell what would be done.
+  diff_mode:
+    support: full
+    details: Shows the compute's size, suspend timeout and running state before and after.
+seealso:
+  - module: neon.cloud.branch
+  - module: neon.cloud.connection_info
+  - module: neon.cloud.branch_info
+"""
+
+EXAMPLES = r"""
+- name: The production branch's compute, between 1 and 4 compute units, never suspended
+  neon.cloud.endpoint:
+    project_id: shiny-river-12345678
+    branch: main
+    min_cu: 1
+    max_cu: 4
+    suspend_timeout_seconds: -1
+  register: compute
+
+- name: Its host
+  ansible.builtin.debug:
+    msg: "{{ compute.endpoint.host }}"
+
+- name: A read-only compute for reports
+  neon.cloud.endpoint:
+    project_id: shiny-river-12345678
+    branch: main
+    type: read_only
+    max_cu: 2
+
+- name: Suspend the staging compute for the weekend
+  neon.cloud.endpoint:
+    project_id: shiny-river-12345678
+    branch: staging
+    state: suspended
+
+- name: Restart it after changing Postgres settings
+  neon.cloud.endpoint:
+    project_id: shiny-river-12345678
+    branch: staging
+    state: restarted
+"""
+
+RETURN = r"""
+endpoint:
+  description:
+    - The compute as the service answers it after the task (in check mode, as it would be).
+    - For O(state=absent), the compute deleted, or null when there was none.
+  returned: always
+  type: dict
+  contains:
+    id:
+      description: The compute's id.
+      type: str
+      sample: ep-jolly-frost-a57qv4wh
+    type:
+      description: V(read_write) or V(read_only).
+      type: str
+      sample: read_write
+    host:
+      description: The host to connect to.
+      type: str
+      sample: ep-jolly-frost-a57qv4wh.eu-central-1.aws.neon.tech
+    branch_id:
+      description: The branch's id.
+      type: str
+      sample: br-floral-wind-a5090hvr
+    current_state:
+      description: V(init) while it is being made, V(active) while it runs, V(idle) when suspended.
+      type: str
+      sample: active
+    autoscaling_limit_min_cu:
+      description: The least compute units.
+      type: float
+      sample: 0.25
+    autoscaling_limit_max_cu:
+      description: The most compute units.
+      type: float
+      sample: 2.0
+    suspend_timeout_seconds:
+      description: The suspend timeout, in seconds.
+      type: int
+      sample: 0
+operations:
+  description: The operations the task started, in their last known state (ended, when O(wait=true)).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"id": "0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c10", "action": "start_compute", "status": "finished"}]
+"""
+
+from ansible_collections.neon.cloud.plugins.module_utils._computes import ComputeTask
+from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
+from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC, ResourceTask
+
+MIN_CU = 0.25
+SUSPEND_TIMEOUT = (60, 604800)
+SUSPEND_SPECIAL = (-1, 0)
+
+
+def check_settings(neon):
+    params = neon.params
+    for option in ("min_cu", "max_cu"):
+        if params[option] is not None and params[option] < MIN_CU:
+            neon.fail("%s must be %s or more, got %s" % (option, MIN_CU, params[option]))
+    if params["min_cu"] is not None and params["max_cu"] is not None and params["min_cu"] > params["max_cu"]:
+        neon.fail("min_cu (%s) must not be more than max_cu (%s)" % (params["min_cu"], params["max_cu"]))
+    timeout = params["suspend_timeout_seconds"]
+    if timeout is not None and timeout not in SUSPEND_SPECIAL and not SUSPEND_TIMEOUT[0] <= timeout <= SUSPEND_TIMEOUT[1]:
+        neon.fail("suspend_timeout_seconds must be -1 (never), 0 (the service's default) or %d to %d, got %d" % (
+            SUSPEND_TIMEOUT[0], SUSPEND_TIMEOUT[1], timeout))
+
+
+def run(neon):
+    params = neon.params
+    neon.require_path_parameter("project_id")
+    for option in ("branch", "id"):
+        if params[option] is not None:
+            neon.require_path_parameter(option)
+    neon.require_positive("wait_timeout")
+    check_settings(neon)
+    task = ResourceTask(neon.client, wait=params["wait"], wait_timeout=params["wait_timeout"],
+                        check_mode=neon.check_mode, diff=neon.diff)
+    compute = ComputeTask(task, params["project_id"], params["branch"], params["type"], params["id"])
+    if params["state"] == "absent":
+        return compute.absent()
+    settings = dict((option, params[option]) for option in ("min_cu", "max_cu", "suspend_timeout_seconds"))
+    return compute.present(settings, params["state"])
+
+
+def main():
+    spec = dict(
+        project_id=dict(type="str", required=True),
+        branch=dict(type="str"),
+        type=dict(type="str", default="read_write", choices=["read_write", "read_only"]),
+        id=dict(type="str"),
+        min_cu=dict(type="float"),
+        max_cu=dict(type="float"),
+        suspend_timeout_seconds=dict(type="int"),
+        state=dict(type="str", default="present", choices=["present", "absent", "started", "suspended", "restarted"]),
+    )
+    spec.update(WAIT_ARGUMENT_SPEC)
+    NeonModule(argument_spec=spec, supports_check_mode=True).run(run)
+
+
+if __name__ == "__main__":
+    main()

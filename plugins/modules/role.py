@@ -1,0 +1,203 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: role
+short_description: Create and delete Postgres roles of a Neon branch, and reset their passwords
+version_added: 1.0.0
+description:
+  - Makes sure a Postgres role with a given name exists on a branch, or that it does not - an application's own
+    role, for example.
+  - The service makes the role's password and shows it in full only when the role is created or its password
+    reset. This module returns it in RV(password) only then, and never loses it - when anything fails after the
+    create or the reset (its operations fail, waiting runs out, an answer cannot be used), the task fails with the
+    new password in its result, and its message says so. Register the result with C(no_log).
+  - The password is readable again only when asked for, with O(reveal_password) (when the project stores
+    passwords, the service's default).
+  - Runs of the same task at the same time leave one role and all succeed. The service refuses the second create
+    with "already exists"; that run returns no password and a warning saying that the other run's result holds it.
+  - Creating or deleting a role, and resetting its password, change the configuration of the branch's read-write
+    compute, which restarts it and drops its open connections (the service's own note). Check mode tells whether
+    this would happen.
+  - A role that is as asked costs two requests (the project's branches and the branch's roles).
+author:
+  - neon.cloud maintainers (@neon-cloud)
+options:
+  project_id:
+    description: The project's id.
+    type: str
+    required: true
+  branch:
+    description: The branch, by name or id. Without it, the project's default branch.
+    type: str
+  name:
+    description: The role's name (at most 63 bytes). A role is identified by its name within its branch.
+    type: str
+    required: true
+  state:
+    description:
+      - V(present) creates the role when the branch has none of this name.
+      - V(absent) deletes it. A role that owns databases is not deleted; the task fails naming them, before
+        sending anything.
+    type: str
+    choices: [present, absent]
+    default: present
+  reset_password:
+    description:
+      - Give the role a new password now, returned in RV(password). The old one stays valid until the reset's
+        operations have ended (the task waits for them with O(wait=true)).
+      - Resets on every run, so the task reports a change every time - run it on a schedule to rotate the
+        password. A role created by this run is not reset again.
+    type: bool
+    default: false
+  reveal_password:
+    description:
+      - Return the role's current password in RV(password), read from the service, when this run did not create
+        or reset it. Changes nothing.
+      - Fails when the project does not store passwords (HTTP 412); O(reset_password) gives a new one then.
+    type: bool
+    default: false
+extends_documentation_fragment:
+  - neon.cloud.api
+  - neon.cloud.api.wait
+  - neon.cloud.api.action_group
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Only reads; C(changed) and the diff tell what would be done. No password is created, reset or read.
+  diff_mode:
+    support: full
+    details: Shows the role's name before and after; never its password.
+notes:
+  - Child branches get copies of their parent's roles, with the same passwords.
+seealso:
+  - module: neon.cloud.database
+  - module: neon.cloud.connection_info
+  - module: neon.cloud.branch_info
+"""
+
+EXAMPLES = r"""
+- name: The application's role on the production branch
+  neon.cloud.role:
+    project_id: shiny-river-12345678
+    branch: main
+    name: app
+  register: app_role
+  no_log: true
+
+- name: Keep its password in a vault file the first time (the service shows it only once)
+  ansible.builtin.copy:
+    content: "app_db_password: {{ app_role.password }}\n"
+    dest: group_vars/all/app_db.yml
+    mode: "0600"
+  when: app_role.password is defined
+  no_log: true
+
+- name: A new password every week (a scheduled job); the old one works until the new one is in force
+  neon.cloud.role:
+    project_id: shiny-river-12345678
+    branch: main
+    name: app
+    reset_password: true
+  register: rotated
+  no_log: true
+
+- name: Delete the role of a retired service
+  neon.cloud.role:
+    project_id: shiny-river-12345678
+    branch: main
+    name: legacy_reports
+    state: absent
+"""
+
+RETURN = r"""
+role:
+  description:
+    - The role as the service answers it after the task (in check mode, as it would be), without its password.
+    - For O(state=absent), the role deleted, or null when there was none.
+  returned: always
+  type: dict
+  contains:
+    name:
+      description: The role's name.
+      type: str
+      sample: app
+    branch_id:
+      description: The branch's id.
+      type: str
+      sample: br-floral-wind-a5090hvr
+    protected:
+      description: Whether it is a role the service keeps for itself.
+      type: bool
+      sample: false
+password:
+  description:
+    - The role's password - a secret; register the result with C(no_log).
+    - Only when this run created the role, reset its password, or read it with O(reveal_password); also when the
+      task then failed.
+  returned: when created, reset or revealed
+  type: str
+  sample: npg_9XbZ3kQ2wLrT
+branch_id:
+  description: The id of the branch the role is on.
+  returned: once the branch was found
+  type: str
+  sample: br-floral-wind-a5090hvr
+operations:
+  description: The operations the task started, in their last known state (ended, when O(wait=true)).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"id": "0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c10", "action": "apply_config", "status": "finished"}]
+"""
+
+from ansible_collections.neon.cloud.plugins.module_utils._catalog import ROLE_NAME_MAX_BYTES, RoleTask
+from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
+from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC, ResourceTask
+
+
+def run(neon):
+    params = neon.params
+    for option in ("project_id", "name"):
+        neon.require_path_parameter(option)
+    if params["branch"] is not None:
+        neon.require_path_parameter("branch")
+    neon.require_positive("wait_timeout")
+    if len(params["name"].encode("utf-8")) > ROLE_NAME_MAX_BYTES:
+        neon.fail("name must be at most %d bytes long" % ROLE_NAME_MAX_BYTES)
+    task = ResourceTask(neon.client, wait=params["wait"], wait_timeout=params["wait_timeout"],
+                        check_mode=neon.check_mode, diff=neon.diff)
+    role = RoleTask(task, params["project_id"], params["branch"], params["name"])
+    if params["state"] == "absent":
+        if params["reset_password"] or params["reveal_password"]:
+            neon.fail("reset_password and reveal_password need state=present")
+        return role.absent()
+    return role.present(reset_password=params["reset_password"], reveal_password=params["reveal_password"])
+
+
+def main():
+    spec = dict(
+        project_id=dict(type="str", required=True),
+        branch=dict(type="str"),
+        name=dict(type="str", required=True),
+        state=dict(type="str", default="present", choices=["present", "absent"]),
+        reset_password=dict(type="bool", default=False, no_log=False),
+        reveal_password=dict(type="bool", default=False, no_log=False),
+    )
+    spec.update(WAIT_ARGUMENT_SPEC)
+    NeonModule(
+        argument_spec=spec,
+        mutually_exclusive=[("reset_password", "reveal_password")],
+        supports_check_mode=True,
+    ).run(run)
+
+
+if __name__ == "__main__":
+    main()
