@@ -397,6 +397,50 @@ PROVISIONING_PLAYBOOK = r"""
         project_id: "{{ project.project.id }}"
         role: nobody
       ignore_errors: true
+    - name: role (create, diff)
+      neon.cloud.role:
+        project_id: "{{ project.project.id }}"
+        name: app
+      diff: true
+    - name: role (reset its password, diff)
+      neon.cloud.role:
+        project_id: "{{ project.project.id }}"
+        name: app
+        reset_password: true
+      diff: true
+    - name: role (read its password)
+      neon.cloud.role:
+        project_id: "{{ project.project.id }}"
+        name: app
+        reveal_password: true
+    - name: database (create, diff)
+      neon.cloud.database:
+        project_id: "{{ project.project.id }}"
+        name: shop
+        owner: app
+      diff: true
+    - name: endpoint (resize, diff)
+      neon.cloud.endpoint:
+        project_id: "{{ project.project.id }}"
+        max_cu: 2
+      diff: true
+    - name: branch_info (roles and databases)
+      neon.cloud.branch_info:
+        project_id: "{{ project.project.id }}"
+        roles_and_databases: true
+    - name: Fault - the next apply_config of the project fails
+      ansible.builtin.uri:
+        url: "{{ control_url }}/next_operations"
+        method: POST
+        body_format: json
+        body: {action: apply_config, project_id: "{{ project.project.id }}", outcome: failed, error: not applied}
+        status_code: [200, 201]
+    - name: role (create, its configuration fails to apply)
+      neon.cloud.role:
+        project_id: "{{ project.project.id }}"
+        name: unlucky
+      ignore_errors: true
+      register: unlucky_role
     - name: branch (delete, diff)
       neon.cloud.branch:
         project_id: "{{ project.project.id }}"
@@ -408,6 +452,7 @@ PROVISIONING_PLAYBOOK = r"""
         that:
           - project is changed and project.connection_uri is defined
           - unlucky is failed and unlucky.connection_uri is defined
+          - unlucky_role is failed and unlucky_role.password is defined
 """
 
 # A documented return value that holds a password: the URI's userinfo, or the password itself.
@@ -448,4 +493,4 @@ def test_provisioning_at_vvv_shows_passwords_only_in_their_return_values(
     assert "Traceback" not in text and "MODULE FAILURE" not in text
     assert passwords and all(password in text for password in passwords)  # shown where documented: not vacuous
     assert not any(outside.values()), "a password outside connection_uri/uri/password"
-    assert re.search(r"ignored=2\b", text), text[-3000:]
+    assert re.search(r"ignored=3\b", text), text[-3000:]
