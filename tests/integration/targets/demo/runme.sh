@@ -45,19 +45,24 @@ assert recap, "no PLAY RECAP for localhost"
 ok, changed, unreachable, failed = map(int, recap.groups())
 assert failed == 0 and unreachable == 0 and ok >= 30, recap.group(0)
 # 2 changes in the tour (key created, key revoked), 3 in the team lead's play (project-scoped
-# key created, rotated, revoked) and 3 in the pull request's play (project and branch created, branch deleted)
-assert changed == 8, "expected 8 changes: %s" % recap.group(0)
+# key created, rotated, revoked) and 6 in the pull request's play (project, branch, role and database created,
+# compute resized, branch deleted)
+assert changed == 11, "expected 11 changes: %s" % recap.group(0)
 for task in ("List every project, across pages", "Wait for the operations it started",
              "Try to use the revoked key - the service must refuse it with 401",
              "Create a key scoped to that one project, for its CI", "With the CI key, try another project of the organization",
              "The old CI key no longer works", "Revoke the CI key",
              "Create a branch for pull request 123 from main, with a compute, and wait until it is ready",
-             "Read the branch's pooled connection string for the migration step",
+             "Give the branch the application's own role; its password is shown once, so keep it (no_log)",
+             "Give the application its own database, owned by that role", "Size the branch's compute for the test run",
+             "Read the pooled connection string of the application's role and database for the migration step",
              "Delete the branch when the pull request closes"):
     assert "TASK [%s]" % task in out, "task %r did not run" % task
 assert "It lists only checkout-api" in out
 assert "HTTP 403: not allowed: the API key is scoped to another project" in out
-assert re.search(r"Migrations of pull request 123 connect through the pooler ep-[a-z0-9-]+-pooler\.", out)
+assert re.search(r"Migrations of pull request 123 connect as shop_app to shop through the pooler ep-[a-z0-9-]+-pooler\.", out)
+assert re.search(r"Role shop_app \(created now: True, password of [1-9][0-9]* characters returned once\), database shop "
+                 r"owned by shop_app, compute ep-[a-z0-9-]+ at 0\.25-2\.0 CU \(active\)", out), "the role/database line"
 assert "postgresql://" not in out, "a connection string is in the output"
 assert "projects_info found 37 projects, following every page (a single plain GET /projects answers 10" in out
 # no secret in the output: neither the bootstrap key nor the key the demo created (64 [a-z0-9])
