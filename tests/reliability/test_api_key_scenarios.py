@@ -19,6 +19,7 @@ __metaclass__ = type
 
 import json
 import re
+import time
 
 import pytest
 
@@ -28,6 +29,7 @@ SECRET = re.compile(r"^[a-z0-9]{64}$")
 CHANGES = ("POST", "DELETE")
 # projects of the seeded organization (tests/simulator/README.md)
 ORG_PROJECT = "bold-glade-61830452"
+AGE_MARGIN = 60  # seconds older than the whole days asked: a test's own run time never rounds an age down
 OTHER_ORG_PROJECT = "quiet-brook-72914063"
 
 
@@ -97,6 +99,16 @@ def seeded_ci_ids(sim):
     found = sorted((key["id"] for key in sim_keys(sim, "ci-pipeline") if not key["revoked"]), reverse=True)
     assert len(found) == 2, found
     return found
+
+
+def age_key(sim, key_id, created_days_ago, last_used_days_ago=None):
+    """Age a key so that the module, which counts days from this machine's clock, finds it that many
+    whole days old: the simulator's clock runs ahead of it by what earlier tests advanced it."""
+    skew = (sim.clock.time() - time.time() + AGE_MARGIN) / 86400.0
+    spec = dict(created_days_ago=created_days_ago + skew)
+    if last_used_days_ago is not None:
+        spec["last_used_days_ago"] = last_used_days_ago + skew
+    return sim.age_key(key_id, **spec)
 
 
 def make_keys(sim, name, count):
@@ -199,7 +211,7 @@ def test_max_age_days_rotates_a_key_past_it_once_and_leaves_a_younger_one(sim):
     first = ok(run(sim, name=name, max_age_days=30))
     assert first["changed"] is True and first["action"] == "created" and SECRET.match(first["key"])
     first_id = first["api_key"]["id"]
-    sim.age_key(first_id, created_days_ago=31, last_used_days_ago=31)
+    age_key(sim, first_id, 31, last_used_days_ago=31)
 
     seq = last_seq(sim)
     check = run(sim, name=name, max_age_days=30, check_mode=True, diff=True)
@@ -226,7 +238,7 @@ def test_max_age_days_rotates_a_key_past_it_once_and_leaves_a_younger_one(sim):
     assert again["api_key"]["id"] == due_id and again["revoked_keys"] == []
     assert requests_since(sim, seq, CHANGES) == []
 
-    sim.age_key(due_id, created_days_ago=29)
+    age_key(sim, due_id, 29)
     younger = ok(run(sim, name=name, max_age_days=30))
     assert younger["changed"] is False and younger["action"] == "none"
     assert "is 29 days old, younger than max_age_days (30)" in younger["reason"]
@@ -241,7 +253,7 @@ def test_keep_leaves_exactly_the_newest_keys_in_check_mode_in_a_rotation_and_alo
     name = rel.unique_name("keep")
     made = ids(make_keys(sim, name, 3))
     for key_id, days in zip(made, (90, 60, 40)):
-        sim.age_key(key_id, created_days_ago=days)
+        age_key(sim, key_id, days)
 
     seq = last_seq(sim)
     check = ok(run(sim, name=name, max_age_days=30, keep=2, check_mode=True, diff=True))
