@@ -453,6 +453,24 @@ PROVISIONING_FLOORS = {
                                     "service picks the branch's read-write compute when endpoint_id is left out"),
     "connection_info_defaults": (4, 0, "list branches for the default branch's id (1), its roles (1), its databases "
                                        "(1), GET connection_uri (1)"),
+    "role_create": (3, 1, "list branches for the branch's id (1), its roles (1), POST (1), then the wait"),
+    "role_unchanged": (2, 0, "list branches (1), the branch's roles (1)"),
+    "role_reset": (3, 1, "list branches (1), the branch's roles (1), POST reset_password (1), then the wait"),
+    "database_create": (3, 1, "list branches (1), the branch's databases (1), POST (1), then the wait; the service "
+                              "checks the owner itself (the task reads the roles to refuse a missing owner before "
+                              "any change: one above)"),
+    "database_unchanged": (2, 0, "list branches (1), the branch's databases (1)"),
+    "database_owner": (3, 1, "list branches (1), the branch's databases (1), PATCH (1), then the wait (the owner check "
+                             "is one above, as for a create)"),
+    "endpoint_unchanged": (2, 0, "list branches (1), the branch's computes (1)"),
+    "endpoint_resize": (4, 1, "list branches (1), the branch's computes (1), PATCH (1), the wait, then read the compute "
+                              "as it is after it (1)"),
+    "endpoint_suspend": (4, 1, "list branches (1), the branch's computes (1), POST suspend (1), the wait, the re-read "
+                               "(1)"),
+    "database_delete": (3, 1, "list branches (1), the branch's databases (1), DELETE (1), then the wait"),
+    "role_delete": (3, 1, "list branches (1), the branch's roles (1), DELETE (1), then the wait; the service refuses "
+                          "to delete an owner itself (the task reads the databases to name them before any change: "
+                          "one above)"),
 }
 
 
@@ -499,6 +517,8 @@ def provisioning(sim, pace, log=print):
         branches_with_endpoints,
         connection_details,
     )
+    from ansible_collections.neon.cloud.plugins.module_utils._catalog import DatabaseTask, RoleTask
+    from ansible_collections.neon.cloud.plugins.module_utils._computes import ComputeTask
     from ansible_collections.neon.cloud.plugins.module_utils._project_resource import ProjectTask
     from ansible_collections.neon.cloud.plugins.module_utils._resources import ResourceTask
 
@@ -520,6 +540,19 @@ def provisioning(sim, pace, log=print):
         if absent:
             return task.absent()
         return task.present(dict(branch_settings), True, reset)
+
+    def role_task(client, absent=False, reset=False):
+        task = RoleTask(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH, "app")
+        return task.absent() if absent else task.present(reset_password=reset)
+
+    def database_task(client, absent=False, owner="app"):
+        task = DatabaseTask(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH, "shop")
+        return task.absent() if absent else task.present(owner)
+
+    def endpoint_task(client, run_state="present", settings=None):
+        task = ComputeTask(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH, "read_write", None)
+        return task.present(dict(dict.fromkeys(("min_cu", "max_cu", "suspend_timeout_seconds")), **(settings or {})),
+                            run_state)
 
     def project_create(client):
         result = project_task(client, compute=PROVISIONING_COMPUTE)
@@ -544,6 +577,17 @@ def provisioning(sim, pace, log=print):
                                            database="neondb", role="neondb_owner", pooled=True)),
         ("connection_info_defaults", "connection_info: everything left out (default branch, its one role and database)",
          lambda client: connection_details(client, state["project_id"])),
+        ("role_create", "role: create (its password returned once)", role_task),
+        ("role_unchanged", "role: unchanged", role_task),
+        ("role_reset", "role: reset_password", functools.partial(role_task, reset=True)),
+        ("database_create", "database: create, owned by the role", database_task),
+        ("database_unchanged", "database: unchanged", database_task),
+        ("database_owner", "database: another owner", functools.partial(database_task, owner="neondb_owner")),
+        ("endpoint_unchanged", "endpoint: the read-write compute, unchanged", endpoint_task),
+        ("endpoint_resize", "endpoint: resized", functools.partial(endpoint_task, settings={"max_cu": 2.0})),
+        ("endpoint_suspend", "endpoint: suspended", functools.partial(endpoint_task, run_state="suspended")),
+        ("database_delete", "database: delete", functools.partial(database_task, absent=True)),
+        ("role_delete", "role: delete", functools.partial(role_task, absent=True)),
         ("branch_delete", "branch: delete", functools.partial(branch_task, absent=True)),
         ("branch_absent_gone", "branch: absent, already gone", functools.partial(branch_task, absent=True)),
         ("project_delete", "project: delete", functools.partial(project_task, absent=True)),
