@@ -126,14 +126,16 @@ options:
       - name: NEON_CA_PATH
 """
 
-    # For the modules that change resources (project, branch): waiting for the operations they start.
+    # For the modules that change resources (project, branch, role, database, endpoint): waiting for the operations
+    # they start.
     WAIT = r"""
 options:
   wait:
     description:
       - Wait until every operation the task started has ended, so that what it made can be used right away
         (a branch's compute can be connected to, migrations can run).
-      - The operations of one project are polled together, one request every 2 seconds whatever their number.
+      - The operations of one project are polled together, one request per poll whatever their number - the first
+        poll after half a second, each next one twice as long after the last, up to every 5 seconds.
       - An operation that ends with V(failed), V(error) or V(cancelled) fails the task; its message names the
         operation (id, action, status, error) and what the task had already changed.
       - With V(false), the task returns as soon as the service accepted each change, with the operations it

@@ -194,6 +194,9 @@ class CatalogTask:
                 self.task.wait_idle(self.project_id, what)
             if on_found is not None:
                 on_found(found)
+            elif not found.ours:
+                self.task.warnings.append("%s was created by another run at the same time; this run uses it." % (
+                    self.label[0].upper() + self.label[1:]))
             return
         if on_answer is not None:
             on_answer(data)

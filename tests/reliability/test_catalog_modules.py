@@ -246,6 +246,22 @@ def test_a_database_whose_owner_is_missing_fails_before_any_change(sim, owner):
     assert names(sim, pid, main["id"], "databases") == ["neondb"]
 
 
+def test_two_overlapping_creates_of_one_database_leave_one_and_both_succeed(sim, collection_parent, tmp_path):
+    pid, main = project_with_branch(sim)
+    listing = "/api/v2/projects/%s/branches/%s/databases" % (pid, main["id"])
+    sim.add_barrier(method="GET", path=listing, parties=2, timeout=60)
+    args = rel.connection_args(sim, project_id=pid, name="shop", owner="neondb_owner", api_timeout=RUN_TIMEOUT - 10)
+    results = rel.module_process_results(
+        rel.start_module_processes(collection_parent, tmp_path, "database", [args, args]), RUN_TIMEOUT)
+    assert barrier_timed_out(sim, listing) == [False]  # both listed before either created
+    assert names(sim, pid, main["id"], "databases") == ["neondb", "shop"]
+    for result in results:
+        assert not result.get("failed"), result
+        assert result["database"]["name"] == "shop" and result["database"]["owner_name"] == "neondb_owner"
+    assert sorted(result["changed"] for result in results) == [False, True]
+    assert len([result for result in results if "another run" in json.dumps(result.get("warnings"))]) == 1
+
+
 def test_a_database_is_deleted_once(sim):
     pid, main = project_with_branch(sim)
     ok(run(sim, "database", project_id=pid, name="scratch", owner="neondb_owner"))
