@@ -385,8 +385,8 @@ def test_branch_info_lists_roles_and_databases_never_a_password(sim):
     listed = ok(run(sim, "branch_info", project_id=pid, name="main", roles_and_databases=True))
     branch = listed["branches"][0]
     assert sorted(role["name"] for role in branch["roles"]) == ["app", "neondb_owner"]
-    assert sorted((db["name"], db["owner_name"]) for db in branch["databases"]) == [("neondb", "neondb_owner"),
-                                                                                   ("shop", "app")]
+    owners = sorted((db["name"], db["owner_name"]) for db in branch["databases"])
+    assert owners == [("neondb", "neondb_owner"), ("shop", "app")]
     assert password not in json.dumps(listed) and all("password" not in role for role in branch["roles"])
     plain = ok(run(sim, "branch_info", project_id=pid, name="main"))
     assert "roles" not in plain["branches"][0]
