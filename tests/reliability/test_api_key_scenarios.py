@@ -113,7 +113,7 @@ def age_key(sim, key_id, created_days_ago, last_used_days_ago=None):
 
 def make_keys(sim, name, count):
     """Keys made straight through the simulator (set-up), oldest first, with their secrets."""
-    return [sim.create_key(name=name) for _ in range(count)]
+    return [sim.create_key(name=name) for _index in range(count)]
 
 
 # ---------------------------------------------------------------------------------------------- rotate
@@ -314,7 +314,7 @@ def test_absent_by_name_check_mode_then_revoke_then_nothing_left(fresh_sim):
 
 
 def test_absent_by_id_revokes_that_key_once_and_no_other(sim):
-    by_id, kept = (ok(run(sim, name=rel.unique_name("by-id")))["api_key"] for _ in range(2))
+    by_id, kept = (ok(run(sim, name=rel.unique_name("by-id")))["api_key"] for _run in range(2))
     check = ok(run(sim, id=by_id["id"], state="absent", check_mode=True, diff=True))
     assert check["changed"] is True and ids(check["revoked_keys"]) == [by_id["id"]]
     assert check["diff"]["before"] == {"api_keys": [{"id": by_id["id"], "name": by_id["name"]}]}
