@@ -231,6 +231,7 @@ class RoleTask(CatalogTask):
     def __init__(self, task, project_id, branch, name):
         super(RoleTask, self).__init__(task, project_id, branch, ROLES, name)
         self.password_from = None  # how this run got a password: created, reset or revealed
+        self.reset_asked = False
 
     def keep_password(self, data, how):
         password = answers.role_password(data)
@@ -262,10 +263,16 @@ class RoleTask(CatalogTask):
             raise
 
     def _role_present(self, reset_password, reveal_password):
+        self.reset_asked = reset_password
         result = self._present({}, None, lambda data: self.keep_password(data, "created"), self._found)
+        resetting = reset_password and self.password_from != "created"
+        if resetting and "diff" in result:
+            # The password itself is never in a diff: only that it changes.
+            result["diff"]["before"]["password"] = "(the current one)"
+            result["diff"]["after"]["password"] = "(a new one, returned in password)"
         if self.task.check_mode:
             self.task.changed = self.task.changed or bool(reset_password)
-        elif reset_password and self.password_from != "created":
+        elif resetting:
             self._reset()
         elif reveal_password and self.password_from is None:
             self._reveal()
@@ -274,10 +281,11 @@ class RoleTask(CatalogTask):
 
     def _found(self, found):
         if not found.ours:
-            self.task.warnings.append(
-                "Role %r of branch %s was created by another run at the same time; that run's result holds its "
-                "password, so this one returns none (reset_password=true gives a new one)." % (
-                    self.name, self.branch["id"]))
+            if not self.reset_asked:  # a reset follows, and its password is this run's
+                self.task.warnings.append(
+                    "Role %r of branch %s was created by another run at the same time; that run's result holds its "
+                    "password, so this one returns none (reset_password=true gives a new one)." % (
+                        self.name, self.branch["id"]))
             return
         # Created by this run, but the answer with the password was lost: read it back.
         try:

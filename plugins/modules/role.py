@@ -74,7 +74,7 @@ attributes:
     details: Only reads; C(changed) and the diff tell what would be done. No password is created, reset or read.
   diff_mode:
     support: full
-    details: Shows the role's name before and after; never its password.
+    details: Shows the role's name before and after, and that its password changes with O(reset_password); never a password.
 notes:
   - Child branches get copies of their parent's roles, with the same passwords.
 seealso:

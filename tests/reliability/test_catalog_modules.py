@@ -80,8 +80,9 @@ def test_role_check_mode_sends_nothing(sim):
     checked = ok(run(sim, "role", check_mode=True, diff=True, project_id=pid, name="app"))
     assert checked["changed"] is True and "password" not in checked
     assert checked["diff"]["after"] == {"name": "app"}
-    reset = ok(run(sim, "role", check_mode=True, project_id=pid, name="neondb_owner", reset_password=True))
+    reset = ok(run(sim, "role", check_mode=True, diff=True, project_id=pid, name="neondb_owner", reset_password=True))
     assert reset["changed"] is True and "password" not in reset
+    assert reset["diff"]["before"]["password"] != reset["diff"]["after"]["password"]  # says it changes, shows neither
     assert changes_since(sim, seq) == [] and names(sim, pid, main["id"], "roles") == ["neondb_owner"]
 
 
