@@ -484,3 +484,39 @@ def playbook(tmp_path, collection_parent, name, **env):
                           cwd=str(tmp_path), env=ansible_env(tmp_path, collection_parent, **env),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300,
                           check=False)
+
+
+# ---------------------------------------------------------------------------------------------- role passwords
+
+ROLE_PASSWORD = "npg" + "Pw7x" * 4  # recognisable in any output
+
+
+def role_service(create_answer, reveal=None):
+    """A branch ``main`` without roles, whose role create answers ``create_answer``."""
+    def handler(request):
+        if request.method == "GET" and request.path.endswith("/branches"):
+            return json_reply({"branches": [{"id": "br-main-1", "name": "main", "default": True}]})
+        if request.method == "GET" and request.path.endswith("/roles"):
+            return json_reply({"roles": []})
+        if request.method == "POST" and request.path.endswith("/roles"):
+            return create_answer
+        return json_reply({"message": "not found"}, status=404)
+    return handler
+
+
+@pytest.mark.parametrize("answer, what", [
+    ({"role": {"name": 42, "password": ROLE_PASSWORD}, "operations": []}, "a role whose name is a number"),
+    ({"role": {"name": "app", "password": ROLE_PASSWORD}, "operations": "soon"}, "operations that are not a list"),
+    ({"role": {"name": "other", "password": ROLE_PASSWORD}, "operations": []}, "another role than the one asked"),
+])
+def test_a_role_create_answer_that_cannot_be_used_still_returns_its_password(server, clean_env, results, answer, what):
+    srv = server(role_service(json_reply(answer, status=201)))
+    result = run("role", srv.url, project_id=PROJECT["id"], name="app")
+    assert result.failed and result.result["changed"] is True, result.describe()
+    assert result.result["password"] == ROLE_PASSWORD
+    assert "new password is in this result (password)" in result.msg
+    assert leaked(result.msg + json.dumps(result.result.get("warnings")), ROLE_PASSWORD, KEY) == []
+    assert result.stdout.count(ROLE_PASSWORD) == 1  # only as `password`
+    assert [request.method for request in srv.requests].count("POST") == 1
+    record(results, "role create answered with %s" % what, "201 with the role's password",
+           "fails with changed and the new password in `password`; the message says so and shows no piece of it")
