@@ -18,6 +18,8 @@ __metaclass__ = type
 
 import json
 
+from ansible.module_utils.common import warnings as ansible_warnings
+
 import neon_reliability as rel
 
 SEEDED_PROJECTS = 37
@@ -33,7 +35,6 @@ SHARED_PROJECT = ("wild-sea-94136285", "partner-reports")
 def run(sim, check_mode=False, **args):
     """One projects_info task; ``api_key`` in ``args`` replaces the bootstrap key."""
     # A module's warnings gather in ansible's module-wide list: a process runs one module, this one many.
-    from ansible.module_utils.common import warnings as ansible_warnings
     ansible_warnings._global_warnings.clear()  # pylint: disable=protected-access
     ansible_warnings._global_deprecations.clear()  # pylint: disable=protected-access
     result = rel.run_module("projects_info", rel.connection_args(sim, **args), check_mode=check_mode)
