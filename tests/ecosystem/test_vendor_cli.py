@@ -3,7 +3,11 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The vendor's CLI (`neonctl`, npm) against the simulator, as a user runs it against the live
 service (issue 22: "the vendor's CLI (`neonctl` `projects create`, `branches create/list/delete`,
-`connection-string`) ..., pointed at the simulator, work as they do against the service").
+`connection-string`) ..., pointed at the simulator, work as they do against the service"), and for
+roles, databases and computes (issue 23): `roles create/list/delete`, `databases create/list/delete`,
+`branches add-compute`. neonctl 2.x has no command of its own to start, suspend, restart or delete a
+compute, nor to reveal or reset a password: those go through its `api` passthrough
+(`neonctl api PATH -X METHOD`), which sends the request as given and prints the answer.
 
 The session installs the CLI itself (`npm install neonctl@2` into the repository's ignored
 `.cache/`, reused by later sessions while it answers `--version` with the pinned major; the time is
@@ -258,3 +262,112 @@ def test_branches_create_waits_out_a_423_and_then_creates(simulator, cli):
     posts = [r["status"] for r in simulator.requests(since=since) if r["method"] == "POST"]
     assert posts == [423, 201]
     assert "locked" in err.lower()
+
+
+def _roles(simulator, pid, branch_id):
+    return [r["name"] for r in _api(simulator, "/projects/%s/branches/%s/roles" % (pid, branch_id))["roles"]]
+
+
+def _last(simulator):
+    request = simulator.requests()[-1]
+    return request["method"], request["status"]
+
+
+def test_roles_create_list_and_delete(simulator, cli):
+    _made, pid = _project(simulator, cli, "cli-roles")
+    role = cli("roles", "create", "--name", "app", "--project-id", pid, "--branch", "main").json
+    main = role["branch_id"]
+    # the created role as the service answers it: its password shown once, and it logs in
+    assert (role["name"], role["protected"]) == ("app", False) and len(role["password"]) == 12
+    assert simulator.password_valid(pid, main, "app", role["password"])
+    simulator.advance_clock(SETTLE)
+
+    listed = cli("roles", "list", "--project-id", pid).json  # no --branch: the default branch
+    assert [r["name"] for r in listed] == ["neondb_owner", "app"]
+    assert not [r for r in listed if "password" in r] and {r["branch_id"] for r in listed} == {main}
+    taken = cli("roles", "create", "--name", "app", "--project-id", pid, check=False)
+    assert taken.returncode == 1 and 'role already exists; role_name:"app"' in taken.stderr
+    assert _last(simulator) == ("POST", 409)
+    revealed = cli("api", "/projects/%s/branches/%s/roles/app/reveal_password" % (pid, main)).json
+    assert revealed == {"password": role["password"]} and _last(simulator) == ("GET", 200)
+
+    deleted = cli("roles", "delete", "app", "--project-id", pid, "--branch", main).json
+    assert (deleted["name"], deleted["branch_id"]) == ("app", main) and "password" not in deleted
+    simulator.advance_clock(SETTLE)
+    assert _roles(simulator, pid, main) == ["neondb_owner"]
+    # gone: the service's 204 without a body, which the CLI takes as done and prints nothing
+    again = cli("roles", "delete", "app", "--project-id", pid)
+    assert again.stdout.strip() == "" and _last(simulator) == ("DELETE", 204)
+
+
+def test_databases_create_with_owners_list_and_delete(simulator, cli):
+    _made, pid = _project(simulator, cli, "cli-databases")
+    # one role on the branch: without --owner-name the CLI lists the roles and makes that one the owner
+    shop = cli("databases", "create", "--name", "shop", "--project-id", pid).json
+    main = shop["branch_id"]
+    assert (shop["name"], shop["owner_name"]) == ("shop", "neondb_owner") and isinstance(shop["id"], int)
+    simulator.advance_clock(SETTLE)
+    cli("roles", "create", "--name", "app", "--project-id", pid)
+    simulator.advance_clock(SETTLE)
+    ledger = cli("databases", "create", "--name", "ledger", "--owner-name", "app", "--project-id", pid,
+                 "--branch", "main").json
+    assert (ledger["name"], ledger["owner_name"], ledger["branch_id"]) == ("ledger", "app", main)
+    simulator.advance_clock(SETTLE)
+
+    # an owner that is no role of the branch: the service's message, exit 1, nothing created
+    unknown = cli("databases", "create", "--name", "other", "--owner-name", "nobody", "--project-id", pid,
+                  check=False)
+    assert unknown.returncode == 1 and "database owner not found" in unknown.stderr
+    assert _last(simulator) == ("POST", 404)
+    listed = cli("databases", "list", "--project-id", pid, "--branch", main).json
+    assert [(d["name"], d["owner_name"]) for d in listed] == [
+        ("neondb", "neondb_owner"), ("shop", "neondb_owner"), ("ledger", "app")]
+    # the owner of a database cannot be deleted (400, the service's message)
+    owner = cli("roles", "delete", "app", "--project-id", pid, check=False)
+    assert owner.returncode == 1 and 'role "app" owns databases (ledger)' in owner.stderr
+    assert _last(simulator) == ("DELETE", 400)
+
+    deleted = cli("databases", "delete", "ledger", "--project-id", pid).json
+    assert (deleted["id"], deleted["name"], deleted["owner_name"]) == (ledger["id"], "ledger", "app")
+    simulator.advance_clock(SETTLE)
+    dbs = _api(simulator, "/projects/%s/branches/%s/databases" % (pid, main))["databases"]
+    assert [d["name"] for d in dbs] == ["neondb", "shop"]
+    again = cli("databases", "delete", "ledger", "--project-id", pid)
+    assert again.stdout.strip() == "" and _last(simulator) == ("DELETE", 204)
+
+
+def test_branches_add_compute_and_compute_routes_through_the_api_passthrough(simulator, cli):
+    _made, pid = _project(simulator, cli, "cli-computes")
+    (primary,) = _api(simulator, "/projects/%s/endpoints" % pid)["endpoints"]
+    main = primary["branch_id"]
+
+    reader = cli("branches", "add-compute", "main", "--project-id", pid, "--cu", "0.5-2").json  # read_only by default
+    assert (reader["type"], reader["branch_id"], reader["autoscaling_limit_min_cu"],
+            reader["autoscaling_limit_max_cu"]) == ("read_only", main, 0.5, 2)
+    assert (reader["current_state"], reader["pending_state"]) == ("init", "active")
+    # the CLI's own quirk: its positional <id|name> is also yargs' `name`, so it sends the branch it
+    # was given as the compute's name
+    assert reader["name"] == "main"
+    # one read_write compute per branch: the service's 409 and message, exit 1
+    second = cli("branches", "add-compute", "main", "--project-id", pid, "--type", "read_write", check=False)
+    assert second.returncode == 1 and 'read_write endpoint already exists; branch_id:"%s"' % main in second.stderr
+    assert _last(simulator) == ("POST", 409)
+    simulator.advance_clock(SETTLE)
+    path = "/projects/%s/endpoints/%s" % (pid, reader["id"])
+    assert _api(simulator, path)["endpoint"]["current_state"] == "active"
+
+    def action(name, expected_actions, state):
+        answer = cli("api", path + "/" + name, "-X", "POST").json
+        assert [op["action"] for op in answer["operations"]] == expected_actions, name
+        simulator.advance_clock(SETTLE)
+        assert _api(simulator, path)["endpoint"]["current_state"] == state, name
+        return answer
+
+    assert action("suspend", ["suspend_compute"], "idle")["endpoint"]["pending_state"] == "idle"
+    assert action("start", ["start_compute"], "active")["endpoint"]["pending_state"] == "active"
+    action("restart", ["suspend_compute", "start_compute"], "active")
+
+    deleted = cli("api", path, "-X", "DELETE").json
+    assert deleted["endpoint"]["id"] == reader["id"]
+    assert [op["action"] for op in deleted["operations"]] == ["suspend_compute"]  # it was active
+    assert [e["id"] for e in _api(simulator, "/projects/%s/endpoints" % pid)["endpoints"]] == [primary["id"]]
