@@ -25,6 +25,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._branches import (
     locate_branch,
     project_path,
 )
+from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure
 from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import (
     CREATE,
     NOTHING,
@@ -44,6 +45,9 @@ ACTIVE = "active"
 IDLE = "idle"
 # state -> (the action's path segment, the compute state it leads to); restarted: always
 RUN_STATES = {STARTED: ("start", ACTIVE), SUSPENDED: ("suspend", IDLE), RESTARTED: ("restart", None)}
+# How the service may refuse a second read-write compute on a branch (the status is not documented:
+# docs/docsite/rst/api-behaviour.rst, "Computes").
+REFUSED_AS_SECOND = (400, 409, 412, 422)
 
 
 def choose_endpoint(endpoints, endpoint_type, endpoint_id, label):
@@ -178,7 +182,12 @@ class ComputeTask:
     def _create(self, plan):
         path = project_path(self.project_id, "endpoints")
         body = {"endpoint": dict(plan.body, branch_id=self.branch["id"], type=self.type)}
-        data, found = self.task.create(path, body, self.project_id, self.label, self._find_again)
+        try:
+            data, found = self.task.create(path, body, self.project_id, self.label, self._find_again)
+        except TaskFailure as failure:
+            data, found = None, self._made_meanwhile(failure)
+            if found is None:
+                raise
         if found is not None:
             self.task.kept["endpoint"] = found.item
             if found.ours:
@@ -194,6 +203,22 @@ class ComputeTask:
         self.task.kept["endpoint"] = endpoint
         self.task.started(data, "POST", path, self.project_id, "%s (id %s)" % (what, endpoint["id"]))
         return endpoint
+
+    def _made_meanwhile(self, failure):
+        """The read-write compute another run created meanwhile, when the service refused this run's
+        create as a second one (its message for that is not documented, so any refusal of a
+        read-write create is checked by looking again); None otherwise."""
+        error = failure.cause
+        if self.type != READ_WRITE or self.task.done or not isinstance(error, NeonAPIError) \
+                or error.status not in REFUSED_AS_SECOND:
+            return None
+        try:
+            found = self._find_again()
+        except (NeonAPIError, Refusal):
+            return None
+        if found is not None:
+            found.ours = False
+        return found
 
     def _read_again(self, endpoint):
         """The compute as it is now, once the operations of a change have ended (its answer shows it

@@ -52,7 +52,7 @@ WAIT_ARGUMENT_SPEC = dict(
 
 
 def already_exists(error):
-    """The service's duplicate-name refusal; its status is not documented (409 or 400), its message is
+    """The service's duplicate-name refusal; its status is not documented (taken here as 400, 409, 412 or 422), its message is
     (docs/docsite/rst/api-behaviour.rst: 'branch already exists', 'branch with the provided name ... already exists')."""
     return error.status in (400, 409, 412, 422) and ALREADY_EXISTS in (error.api_message or "").lower()
 

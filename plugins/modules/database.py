@@ -19,9 +19,9 @@ description:
   - The owner must be a role of the branch (M(neon.cloud.role) creates one); when it is not, the task fails before
     sending anything.
   - Runs of the same task at the same time leave one database and all succeed.
-  - Creating, re-owning or deleting a database changes the configuration of the branch's read-write compute,
-    which restarts it and drops its open connections (the service's own note). Check mode tells whether this
-    would happen.
+  - Creating, re-owning or deleting a database changes the configuration of the branch's read-write compute
+    (an C(apply_config) operation), which may drop its open connections; the service says so of such changes.
+    Check mode tells whether this would happen.
   - A database that is as asked costs two requests (the project's branches and the branch's databases); a
     change costs one more, to check the owner.
 author:

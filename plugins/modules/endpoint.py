@@ -18,9 +18,11 @@ description:
     one - asking for a second is the same compute, not an error. A branch may have several read-only computes;
     without O(id) the task means its only one (and creates it when there is none), and fails naming their ids
     when there are several.
-  - Changing a compute's size or suspend timeout reconfigures it, which restarts it and drops its open connections
-    (the service's own note); so do V(restarted) and V(suspended). Check mode and the diff show what would change.
-  - Runs of the same task at the same time leave one read-write compute and all succeed.
+  - Changing a compute's size or suspend timeout reconfigures it (an C(apply_config) operation, which may drop its
+    open connections); V(restarted) and V(suspended) end them. Check mode and the diff show what would change.
+  - Runs of the same task at the same time leave one read-write compute and all succeed. The service refuses the
+    second create (in words it does not document), and that run looks again and uses the compute the other one
+    created.
   - A compute that is as asked costs two requests (the project's branches and the branch's computes).
 author:
   - neon.cloud maintainers (@neon-cloud)

@@ -23,8 +23,8 @@ description:
   - Runs of the same task at the same time leave one role and all succeed. The service refuses the second create
     with "already exists"; that run returns no password and a warning saying that the other run's result holds it.
   - Creating or deleting a role, and resetting its password, change the configuration of the branch's read-write
-    compute, which restarts it and drops its open connections (the service's own note). Check mode tells whether
-    this would happen.
+    compute (an C(apply_config) operation), which may drop its open connections; the service says so of such
+    changes. Check mode tells whether this would happen.
   - A role that is as asked costs two requests (the project's branches and the branch's roles).
 author:
   - neon.cloud maintainers (@neon-cloud)

@@ -78,6 +78,12 @@ def run_module(name, args, check_mode=False, diff=False):
     """Run plugins/modules/<name>.py's main() in this process, as AnsiballZ would."""
     from ansible.module_utils.testing import patch_module_args
 
+    from ansible.module_utils.common import warnings as ansible_warnings
+
+    # A module's warnings gather in ansible's module-wide lists: a module process runs one module,
+    # this process many, so one run's warnings must not show in the next one's result.
+    ansible_warnings._global_warnings.clear()  # pylint: disable=protected-access
+    ansible_warnings._global_deprecations.clear()  # pylint: disable=protected-access
     module = importlib.import_module("ansible_collections.neon.cloud.plugins.modules.%s" % name)
     args = dict(args, _ansible_check_mode=check_mode, _ansible_diff=diff, _ansible_verbosity=3)
     out = io.StringIO()

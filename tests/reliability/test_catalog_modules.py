@@ -365,6 +365,19 @@ def test_two_overlapping_creates_of_a_read_write_compute_leave_one(sim, collecti
     assert len([result for result in results if "another run" in json.dumps(result.get("warnings"))]) == 1
 
 
+def test_a_second_read_write_compute_refused_in_other_words_is_the_one_that_exists(sim):
+    pid, _main = project_with_branch(sim)
+    ok(run(sim, "branch", project_id=pid, name="pr-8", compute=False))
+    branch = branch_named(sim, pid, "pr-8")
+    # Another run's create is carried out first; this run's is then refused with a 409 whose message
+    # does not say "already exists" (the service's wording for a second read-write compute is not documented).
+    sim.add_fault(method="POST", path="/api/v2/projects/%s/endpoints" % pid, count=1, status=409, apply=True)
+    result = ok(run(sim, "endpoint", project_id=pid, branch="pr-8"))
+    listed = endpoints_of(sim, pid, branch["id"])
+    assert len(listed) == 1 and result["endpoint"]["id"] == listed[0]["id"]
+    assert "another run" in json.dumps(result["warnings"])
+
+
 @pytest.mark.parametrize("args, message", [
     (dict(min_cu=2, max_cu=1), "min_cu (2.0) must not be more than max_cu (1.0)"),
     (dict(min_cu=0.1), "min_cu must be 0.25 or more"),

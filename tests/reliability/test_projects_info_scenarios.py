@@ -18,7 +18,6 @@ __metaclass__ = type
 
 import json
 
-from ansible.module_utils.common import warnings as ansible_warnings
 
 import neon_reliability as rel
 
@@ -34,9 +33,6 @@ SHARED_PROJECT = ("wild-sea-94136285", "partner-reports")
 
 def run(sim, check_mode=False, **args):
     """One projects_info task; ``api_key`` in ``args`` replaces the bootstrap key."""
-    # A module's warnings gather in ansible's module-wide list: a process runs one module, this one many.
-    ansible_warnings._global_warnings.clear()  # pylint: disable=protected-access
-    ansible_warnings._global_deprecations.clear()  # pylint: disable=protected-access
     result = rel.run_module("projects_info", rel.connection_args(sim, **args), check_mode=check_mode)
     assert result.crash is None, result.describe()
     assert sim.api_key not in result.text(), "the API key leaked"
