@@ -455,6 +455,17 @@ def test_role_create_reveal_and_password_only_in_its_answers(sim, made):
     refused(call(sim, "GET", base(made) + "/connection_uri?database_name=neondb&role_name=app"), 412)
 
 
+def test_reveal_password_is_a_get_and_a_post_is_405(sim, made):
+    """The neon-api 0.3 SDK POSTs to reveal_password; the route is GET only (SPEC), so the answer is
+    the wrong-method 405 (inferred, notes 8): no password, nothing changed."""
+    path = branch_path(made) + "/roles/neondb_owner/reveal_password"
+    answer = call(sim, "POST", path)
+    assert refused(answer, 405, "method POST not allowed") and answer.headers["Allow"] == "GET, HEAD"
+    password = made["roles"][0]["password"]
+    assert ok(call(sim, "GET", path)) == {"password": password}
+    assert sim.password_valid(made["project"]["id"], made["branch"]["id"], "neondb_owner", password)
+
+
 def test_reset_password_keeps_the_old_one_until_the_operation_ends(sim, made):
     pid, bid = made["project"]["id"], made["branch"]["id"]
     old = made["roles"][0]["password"]
