@@ -9,8 +9,9 @@ $NEON_RELIABILITY_RESULTS); the last test compares docs/docsite/rst/reliability.
 (NEON_RELIABILITY_WRITE_DOC=1 rewrites it).
 
 Under pytest-xdist (`nox -s pytest` runs the suite with `-n 3 -m "not report"`,
-then the report test alone): each worker writes its share of the results beside results.json, and
-the controller merges them into results.json, which the report test reads when it runs alone. The
+then the report test alone): each worker hands its share of the results to the controller as it
+ends (pytest-xdist's workeroutput), and the controller writes them all to results.json, which the
+report test reads when it runs alone. The
 report sorts every list of results by what names each entry, so the order the tests ran in does not
 matter.
 """
@@ -19,7 +20,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import glob
 import json
 import os
 import secrets
@@ -42,13 +42,18 @@ def pytest_collection_modifyitems(session, config, items):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "report: compares docs/docsite/rst/reliability.rst with this run's results (runs last)")
-    if not hasattr(config, "workerinput"):
-        for stale in _worker_files():
-            os.remove(stale)
 
 
-def _worker_files():
-    return sorted(glob.glob(glob.escape(rel.results_path()) + ".gw*"))
+# The shares of the pytest-xdist workers, as each worker's results reached the controller.
+WORKER_SHARES = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist, in the controller: a worker ended; its results came with it (workeroutput)."""
+    share = getattr(node, "workeroutput", {}).get("neon_reliability_results")
+    if share:
+        WORKER_SHARES.append(json.loads(share))
 
 
 def _write(results, path):
@@ -59,17 +64,15 @@ def _write(results, path):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    worker = getattr(session.config, "workerinput", None)
-    if worker is not None:  # an xdist worker: its share, which the controller merges
-        if any(RESULTS.values()):
-            _write(RESULTS, "%s.%s" % (rel.results_path(), worker["workerid"]))
+    if hasattr(session.config, "workerinput"):
+        # An xdist worker: its share goes to the controller with the worker's end (pytest-xdist sends
+        # workeroutput after every pytest_sessionfinish of the worker has run), not through a file.
+        session.config.workeroutput["neon_reliability_results"] = json.dumps(RESULTS)
         return
     merged = {name: list(entries) for name, entries in RESULTS.items()}
-    for share in _worker_files():
-        with open(share, encoding="utf-8") as handle:
-            for name, entries in json.load(handle).items():
-                merged.setdefault(name, []).extend(entries)
-        os.remove(share)
+    for share in WORKER_SHARES:
+        for name, entries in share.items():
+            merged.setdefault(name, []).extend(entries)
     if any(merged.values()):
         _write(merged, rel.results_path())
 
