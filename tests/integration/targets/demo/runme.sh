@@ -89,20 +89,32 @@ PYEOF
 inventory_dir="$(mktemp -d)"
 trap 'rm -f "$out"; rm -rf "$inventory_dir"' EXIT
 printf 'plugin: neon.cloud.projects\nkeyed_groups:\n  - key: neon_region_id\n    prefix: region\n' > "$inventory_dir/demo.neon.yml"
-ansible-inventory -i "$inventory_dir/demo.neon.yml" --graph >"$out" 2>&1 || { cat "$out"; echo "FAIL: ansible-inventory --graph" >&2; exit 1; }
-cat "$out"
+listed="$(mktemp)"
+trap 'rm -f "$out" "$listed"; rm -rf "$inventory_dir"' EXIT
+ansible-inventory -i "$inventory_dir/demo.neon.yml" --list >"$listed" 2>"$out" || { cat "$out"; echo "FAIL: ansible-inventory --list" >&2; exit 1; }
+# The play over the inventory runs on the first hosts only: what it proves (the plugin's host
+# variables reach a module task, no secret is shown) is the same for every host, and each host is a
+# module run; the plugin's own behaviour is the inventory_projects target's. `make demo` runs it on all.
+play_hosts=5
 rc=0
-ansible-playbook -i "$inventory_dir/demo.neon.yml" neon.cloud.demo_inventory >"$out" 2>&1 || rc=$?
+ansible-playbook -i "$inventory_dir/demo.neon.yml" --limit "all[0:$((play_hosts - 1))]" neon.cloud.demo_inventory >"$out" 2>&1 || rc=$?
 [ "$rc" = 0 ] || { cat "$out"; echo "FAIL: neon.cloud.demo_inventory exited with status $rc" >&2; exit 1; }
-python - "$out" <<'PYEOF'
-import os, re, sys
+python - "$out" "$listed" "$play_hosts" <<'PYEOF'
+import json, os, re, sys
 out = open(sys.argv[1]).read()
-recaps = re.findall(r"^([a-z0-9-]+)\s+:\s+ok=(\d+)\s+changed=\d+\s+unreachable=(\d+)\s+failed=(\d+)", out, re.M)
+listed = json.load(open(sys.argv[2]))
 # every project the bootstrap key reaches (personal and its organization's, and the demo-shop project the
-# pull request play made) is a host, and each ran both tasks
-assert len(recaps) == 41, "expected 41 hosts: %d" % len(recaps)
+# pull request play made) is a host, with the plugin's variables
+hosts = listed["_meta"]["hostvars"]
+assert len(hosts) == 41, "expected 41 hosts: %d" % len(hosts)
+assert all(host.get("neon_id") and host.get("neon_region_id") for host in hosts.values()), "a host without neon_id"
+assert any(name.startswith("region_") for name in listed["all"]["children"]), listed["all"]
+recaps = re.findall(r"^([a-z0-9-]+)\s+:\s+ok=(\d+)\s+changed=\d+\s+unreachable=(\d+)\s+failed=(\d+)", out, re.M)
+assert len(recaps) == int(sys.argv[3]), "expected %s hosts in the play: %d" % (sys.argv[3], len(recaps))
 assert all(ok == "2" and unreachable == "0" and failed == "0" for _host, ok, unreachable, failed in recaps), recaps
+assert all(host in hosts for host, _ok, _unreachable, _failed in recaps), recaps
 assert "Show the project, its region and its latest operation" in out
-assert os.environ["NEON_API_KEY"] not in out, "the API key is in the output"
-print("demo: the inventory of the account has %d hosts, and the play over them passed" % len(recaps))
+for text in (out, open(sys.argv[2]).read()):
+    assert os.environ["NEON_API_KEY"] not in text, "the API key is in the output"
+print("demo: the inventory of the account has %d hosts, and the play over %d of them passed" % (len(hosts), len(recaps)))
 PYEOF
