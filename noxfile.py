@@ -31,6 +31,7 @@ import re
 import secrets
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -139,7 +140,7 @@ def collection_copy(session, core):
     return prepared.current_path
 
 
-def install_get_pip_standin(session, home):
+def install_get_pip_standin(session, home, uv=None):
     """ansible-test bootstraps pip into each venv it makes with a get-pip.py that it downloads
     from a host our machines cannot reach. It first looks in ~/.ansible/test/cache/, so our
     offline stand-in (scripts/get_pip_standin.py, see there) goes there under each name this
@@ -153,15 +154,38 @@ def install_get_pip_standin(session, home):
         session.error("found no pip version in %s: the get-pip stand-in cannot be installed" % source)
     cache = home / ".ansible" / "test" / "cache"
     cache.mkdir(parents=True, exist_ok=True)
-    standin = ROOT / "scripts" / "get_pip_standin.py"
+    text = (ROOT / "scripts" / "get_pip_standin.py").read_text(encoding="utf-8")
+    if uv:
+        # ansible-test runs the stand-in with an environment of its own (PATH, HOME, LC_ALL), so what
+        # it needs to find uv is written into it.
+        text = text.replace("UV = None\n", "UV = %r\n" % (uv,), 1)
     for version in sorted(versions):
         destination = cache / ("get_pip_%s.py" % version.replace(".", "_"))
         if destination.exists() and "Offline stand-in for ansible-test" not in destination.read_text(encoding="utf-8"):
             continue  # a real get-pip.py: keep it
         # A whole file or none: an ansible-test of another session may read it at any time.
         partial = destination.with_name(".%s.%d" % (destination.name, os.getpid()))
-        shutil.copyfile(standin, partial)
+        partial.write_text(text, encoding="utf-8")
         os.replace(partial, destination)
+
+
+UV_NETWORK_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR", "UV_NATIVE_TLS", "UV_SYSTEM_CERTS", "UV_INDEX_URL",
+                        "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS")
+
+
+def uv_bootstrap():
+    """What lets the get-pip stand-in bootstrap pip into ansible-test's sanity virtualenvs with uv
+    (scripts/get_pip_standin.py): the uv installed beside nox (requirements-nox.txt) and the
+    caller's uv cache, which the sessions' own installs fill too; None without a uv."""
+    uv = shutil.which("uv", path=os.path.dirname(sys.executable)) or shutil.which("uv")
+    if not uv:
+        return None
+    # ansible-test runs the stand-in without our environment: what uv needs to reach the registry
+    # as the sessions' installs do (a CA bundle, an index) goes with it; never proxies (a proxy URL
+    # may carry a password; without a direct way the stand-in falls back to pip).
+    network = dict((name, value) for name, value in os.environ.items() if name in UV_NETWORK_VARIABLES)
+    return dict(binary=os.path.abspath(uv), cache=os.environ.get("UV_CACHE_DIR") or str(caller_cache_dir() / "uv"),
+                env=network)
 
 
 def empty_home(session):
@@ -259,13 +283,13 @@ def ansible_test_args(session, python, targets=()):
             "--color", "no"] + (list(session.posargs) or list(targets))
 
 
-def run_sanity(session, collection, python, home, *args, env=None):
+def run_sanity(session, collection, python, home, *args, env=None, uv=None):
     """ansible-test sanity on ``collection`` with ``home`` as HOME: ansible-test keeps the virtualenvs
     of its sanity tests and the pip bootstrap script below ~/.ansible/test there, without a lock of
     its own, so the sessions that share a home (the same core's, of two runs at once) take turns
     (the lock file lives there too)."""
     with exclusive(home / ".ansible" / "test" / "neon-cloud-sanity.lock"):
-        install_get_pip_standin(session, home)
+        install_get_pip_standin(session, home, uv)
         with session.chdir(collection):
             session.run("ansible-test", "sanity", *ansible_test_args(session, python), *args,
                         env=dict(env or {}, HOME=str(home)))
@@ -293,18 +317,19 @@ def _sanity(core, python):
             session.error("sanity ignore files are not allowed here, fix the code instead: %s" % ignore_files)
         install_test_tools(session, core)
         collection = collection_copy(session, core)
-        # A home kept between runs, with this core's virtualenvs of earlier runs; the wheels pip
-        # downloads for them go to the caller's pip cache, which the sanity sessions of every core
-        # share.
-        pip_cache = {"PIP_CACHE_DIR": os.environ.get("PIP_CACHE_DIR") or str(caller_cache_dir() / "pip")}
+        # A home kept between runs, with this core's virtualenvs of earlier runs. ansible-test runs
+        # pip in them with an environment of its own (PATH, HOME, LC_ALL: no PIP_CACHE_DIR reaches
+        # it), so pip's cache is the kept home's; pip itself is put into each new virtualenv by uv
+        # (uv_bootstrap), from the caller's uv cache.
+        uv = uv_bootstrap()
         if core != MAIN_CORE or session.posargs:
-            run_sanity(session, collection, python, sanity_home(core), env=pip_cache)
+            run_sanity(session, collection, python, sanity_home(core), uv=uv)
             return
         # One test from an empty home, as on a machine that never ran ansible-test: its virtualenv,
-        # ~/.ansible/test and the pip bootstrap made from nothing, the wheels downloaded afresh.
-        # The other tests from the kept home; none runs twice.
+        # ~/.ansible/test and the pip bootstrap made from nothing (by pip, as without uv), the wheels
+        # downloaded afresh. The other tests from the kept home; none runs twice.
         run_sanity(session, collection, python, empty_home(session), "--test", FIRST_RUN_SANITY_TEST)
-        run_sanity(session, collection, python, sanity_home(core), "--skip-test", FIRST_RUN_SANITY_TEST, env=pip_cache)
+        run_sanity(session, collection, python, sanity_home(core), "--skip-test", FIRST_RUN_SANITY_TEST, uv=uv)
     return sanity
 
 
