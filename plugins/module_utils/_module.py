@@ -35,6 +35,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._connection import (
     url_credentials,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._resources import ResourceTask
 from ansible_collections.neon.cloud.plugins.module_utils._text import SecretScrubber, one_line
 
 OPERATION_ID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
@@ -110,6 +111,15 @@ class NeonModule:
             self.fail("%s must not be empty" % name)
         if value in (".", ".."):
             self.fail("%s must not be %r: it would make the request reach another endpoint" % (name, value))
+
+    def resource_task(self, *path_parameters):
+        """The ResourceTask of a module that changes resources, once ``path_parameters`` (option
+        names) and the wait options (plugins/doc_fragments/api.py, WAIT) are checked."""
+        for name in path_parameters:
+            self.require_path_parameter(name)
+        self.require_positive("wait_timeout")
+        return ResourceTask(self.client, wait=self.params["wait"], wait_timeout=self.params["wait_timeout"],
+                            check_mode=self.check_mode, diff=self.diff)
 
     def require_operation_id(self, value, option):
         if not isinstance(value, str) or not OPERATION_ID_PATTERN.match(value):

@@ -215,7 +215,7 @@ from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.neon.cloud.plugins.module_utils._branches import BranchTask
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC, ResourceTask
+from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC
 
 COMPUTE_OPTIONS = {"min_cu": (int, float), "max_cu": (int, float), "suspend_timeout_seconds": (int,)}
 SETTINGS = ("name", "parent", "parent_timestamp", "parent_lsn", "protected", "expires_at")
@@ -240,13 +240,9 @@ def compute_option(neon, value):
 
 def run(neon):
     params = neon.params
-    for option in ("project_id", "name"):
-        neon.require_path_parameter(option)
-    neon.require_positive("wait_timeout")
     if not 1 <= len(params["name"]) <= 256:
         neon.fail("name must be 1 to 256 characters long, got %d" % len(params["name"]))
-    task = ResourceTask(neon.client, wait=params["wait"], wait_timeout=params["wait_timeout"],
-                        check_mode=neon.check_mode, diff=neon.diff)
+    task = neon.resource_task("project_id", "name")
     branch = BranchTask(task, params["project_id"], params["name"])
     if params["state"] == "absent":
         return branch.absent()

@@ -145,22 +145,16 @@ from ansible_collections.neon.cloud.plugins.module_utils._catalog import (
     DatabaseTask,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC, ResourceTask
+from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC
 
 
 def run(neon):
     params = neon.params
-    for option in ("project_id", "name"):
-        neon.require_path_parameter(option)
-    if params["branch"] is not None:
-        neon.require_path_parameter("branch")
-    neon.require_positive("wait_timeout")
     if len(params["name"].encode("utf-8")) > DATABASE_NAME_MAX_BYTES:
         neon.fail("name must be at most %d bytes long" % DATABASE_NAME_MAX_BYTES)
     if params["name"] in RESERVED_DATABASES:
         neon.fail("name %r is one of the service's own databases (%s)" % (params["name"], ", ".join(RESERVED_DATABASES)))
-    task = ResourceTask(neon.client, wait=params["wait"], wait_timeout=params["wait_timeout"],
-                        check_mode=neon.check_mode, diff=neon.diff)
+    task = neon.resource_task("project_id", "branch", "name")
     database = DatabaseTask(task, params["project_id"], params["branch"], params["name"])
     if params["state"] == "absent":
         return database.absent()

@@ -166,7 +166,7 @@ operations:
 
 from ansible_collections.neon.cloud.plugins.module_utils._computes import ComputeTask
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC, ResourceTask
+from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC
 
 MIN_CU = 0.25
 SUSPEND_TIMEOUT = (60, 604800)
@@ -188,14 +188,8 @@ def check_settings(neon):
 
 def run(neon):
     params = neon.params
-    neon.require_path_parameter("project_id")
-    for option in ("branch", "id"):
-        if params[option] is not None:
-            neon.require_path_parameter(option)
-    neon.require_positive("wait_timeout")
     check_settings(neon)
-    task = ResourceTask(neon.client, wait=params["wait"], wait_timeout=params["wait_timeout"],
-                        check_mode=neon.check_mode, diff=neon.diff)
+    task = neon.resource_task("project_id", "branch", "id")
     compute = ComputeTask(task, params["project_id"], params["branch"], params["type"], params["id"])
     if params["state"] == "absent":
         return compute.absent()

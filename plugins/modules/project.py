@@ -192,7 +192,7 @@ operations:
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 from ansible_collections.neon.cloud.plugins.module_utils._project_resource import ProjectTask
-from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC, ResourceTask
+from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC
 
 SETTINGS = ("name", "org_id", "region_id", "pg_version", "history_retention_seconds", "compute", "default_branch",
             "database", "role")
@@ -200,13 +200,9 @@ SETTINGS = ("name", "org_id", "region_id", "pg_version", "history_retention_seco
 
 def run(neon):
     params = neon.params
-    for option in ("id", "org_id"):
-        neon.require_path_parameter(option)
-    neon.require_positive("wait_timeout")
     if params["name"] is not None and not 1 <= len(params["name"]) <= 256:
         neon.fail("name must be 1 to 256 characters long, got %d" % len(params["name"]))
-    task = ResourceTask(neon.client, wait=params["wait"], wait_timeout=params["wait_timeout"],
-                        check_mode=neon.check_mode, diff=neon.diff)
+    task = neon.resource_task("id", "org_id")
     project = ProjectTask(task, name=params["name"], project_id=params["id"], org_id=params["org_id"])
     if params["state"] == "absent":
         return project.absent()

@@ -160,20 +160,14 @@ operations:
 
 from ansible_collections.neon.cloud.plugins.module_utils._catalog import ROLE_NAME_MAX_BYTES, RoleTask
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC, ResourceTask
+from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC
 
 
 def run(neon):
     params = neon.params
-    for option in ("project_id", "name"):
-        neon.require_path_parameter(option)
-    if params["branch"] is not None:
-        neon.require_path_parameter("branch")
-    neon.require_positive("wait_timeout")
     if len(params["name"].encode("utf-8")) > ROLE_NAME_MAX_BYTES:
         neon.fail("name must be at most %d bytes long" % ROLE_NAME_MAX_BYTES)
-    task = ResourceTask(neon.client, wait=params["wait"], wait_timeout=params["wait_timeout"],
-                        check_mode=neon.check_mode, diff=neon.diff)
+    task = neon.resource_task("project_id", "branch", "name")
     role = RoleTask(task, params["project_id"], params["branch"], params["name"])
     if params["state"] == "absent":
         if params["reset_password"] or params["reveal_password"]:

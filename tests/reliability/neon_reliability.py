@@ -74,6 +74,33 @@ class ModuleRun:
         return "rc=%s elapsed=%.2f crash=%s\n%s" % (self.rc, self.elapsed, self.crash, self.stdout[-4000:])
 
 
+def task(sim, module, check_mode=False, diff=False, **args):
+    """One ``module`` task against ``sim``, in this process, as a playbook task would run it: it must
+    not crash, and its output must not show the simulator's key."""
+    result = run_module(module, connection_args(sim, **args), check_mode=check_mode, diff=diff)
+    assert result.crash is None, result.describe()
+    assert sim.api_key not in result.text(), "the API key leaked"
+    return result
+
+
+def ok(result):
+    """The result of a task that must have succeeded."""
+    assert not result.failed, result.describe()
+    return result.result
+
+
+def failed(result):
+    """The result of a task that must have failed."""
+    assert result.failed, result.describe()
+    return result.result
+
+
+def last_seq(sim):
+    """The sequence number of the simulator's last logged request (0 before any)."""
+    entries = sim.requests()
+    return entries[-1]["seq"] if entries else 0
+
+
 def run_module(name, args, check_mode=False, diff=False):
     """Run plugins/modules/<name>.py's main() in this process, as AnsiballZ would."""
     from ansible.module_utils.testing import patch_module_args

@@ -22,6 +22,7 @@ import time
 import pytest
 
 import neon_reliability as rel
+from neon_reliability import failed, last_seq, ok
 
 AGE_MARGIN = 60  # seconds older than the whole days asked: a test's own run time never rounds an age down
 ORG_ID = "org-calm-tree-21298941"
@@ -59,20 +60,7 @@ DECOYS_LISTED = {
 
 def run(sim, module="api_key_info", check_mode=False, **args):
     """One task; ``api_key`` in ``args`` replaces the bootstrap key."""
-    result = rel.run_module(module, rel.connection_args(sim, **args), check_mode=check_mode)
-    assert result.crash is None, result.describe()
-    assert sim.api_key not in result.text(), "the API key leaked"
-    return result
-
-
-def ok(result):
-    assert not result.failed, result.describe()
-    return result.result
-
-
-def failed(result):
-    assert result.failed, result.describe()
-    return result.result
+    return rel.task(sim, module, check_mode=check_mode, **args)
 
 
 def ids(keys):
@@ -81,11 +69,6 @@ def ids(keys):
 
 def listed(sim, **args):
     return ok(run(sim, **args))["api_keys"]
-
-
-def last_seq(sim):
-    entries = sim.requests()
-    return entries[-1]["seq"] if entries else 0
 
 
 def age_key(sim, key_id, created_days_ago, last_used_days_ago=None):

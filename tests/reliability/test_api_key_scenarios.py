@@ -24,6 +24,7 @@ import time
 import pytest
 
 import neon_reliability as rel
+from neon_reliability import failed, last_seq, ok
 
 SECRET = re.compile(r"^[a-z0-9]{64}$")
 CHANGES = ("POST", "DELETE")
@@ -37,20 +38,7 @@ OTHER_ORG_PROJECT = "quiet-brook-72914063"
 
 
 def run(sim, module="api_key", check_mode=False, diff=False, **args):
-    result = rel.run_module(module, rel.connection_args(sim, **args), check_mode=check_mode, diff=diff)
-    assert result.crash is None, result.describe()
-    assert sim.api_key not in result.text(), "the API key leaked"
-    return result
-
-
-def ok(result):
-    assert not result.failed, result.describe()
-    return result.result
-
-
-def failed(result):
-    assert result.failed, result.describe()
-    return result.result
+    return rel.task(sim, module, check_mode=check_mode, diff=diff, **args)
 
 
 def shown(result):
@@ -69,11 +57,6 @@ def assert_secrets_hidden(result, *secrets):
 
 def ids(keys):
     return [key["id"] for key in keys]
-
-
-def last_seq(sim):
-    entries = sim.requests()
-    return entries[-1]["seq"] if entries else 0
 
 
 def requests_since(sim, seq, methods=None):

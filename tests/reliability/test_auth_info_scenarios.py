@@ -18,6 +18,7 @@ __metaclass__ = type
 import json
 
 import neon_reliability as rel
+from neon_reliability import failed, last_seq, ok
 
 ORG_ID = "org-calm-tree-21298941"
 ORG_PROJECT = "bold-glade-61830452"
@@ -28,25 +29,7 @@ ORG_PROJECT = "bold-glade-61830452"
 
 def run(sim, module="auth_info", check_mode=False, **args):
     """One task; ``api_key`` in ``args`` replaces the bootstrap key."""
-    result = rel.run_module(module, rel.connection_args(sim, **args), check_mode=check_mode)
-    assert result.crash is None, result.describe()
-    assert sim.api_key not in result.text(), "the API key leaked"
-    return result
-
-
-def ok(result):
-    assert not result.failed, result.describe()
-    return result.result
-
-
-def failed(result):
-    assert result.failed, result.describe()
-    return result.result
-
-
-def last_seq(sim):
-    entries = sim.requests()
-    return entries[-1]["seq"] if entries else 0
+    return rel.task(sim, module, check_mode=check_mode, **args)
 
 
 def org_ids(data):

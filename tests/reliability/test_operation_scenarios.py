@@ -23,6 +23,7 @@ import re
 import pytest
 
 import neon_reliability as rel
+from neon_reliability import failed, last_seq, ok
 
 DEMO_OPERATIONS = 502  # 500 ended over the past 30 days plus 2 started at reset (tests/simulator/README.md)
 CURSOR = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{6}Z$")
@@ -35,29 +36,11 @@ WAIT = dict(poll_interval=POLL, timeout=20)
 
 
 def run(sim, module, check_mode=False, **args):
-    result = rel.run_module(module, rel.connection_args(sim, **args), check_mode=check_mode)
-    assert result.crash is None, result.describe()
-    assert sim.api_key not in result.text(), "the API key leaked"
-    return result
-
-
-def ok(result):
-    assert not result.failed, result.describe()
-    return result.result
-
-
-def failed(result):
-    assert result.failed, result.describe()
-    return result.result
+    return rel.task(sim, module, check_mode=check_mode, **args)
 
 
 def ids(operations):
     return [operation["id"] for operation in operations]
-
-
-def last_seq(sim):
-    entries = sim.requests()
-    return entries[-1]["seq"] if entries else 0
 
 
 def requests_since(sim, seq):

@@ -20,6 +20,7 @@ import json
 
 
 import neon_reliability as rel
+from neon_reliability import failed, last_seq, ok
 
 SEEDED_PROJECTS = 37
 DEMO_NAME = "demo-project"
@@ -33,20 +34,7 @@ SHARED_PROJECT = ("wild-sea-94136285", "partner-reports")
 
 def run(sim, check_mode=False, **args):
     """One projects_info task; ``api_key`` in ``args`` replaces the bootstrap key."""
-    result = rel.run_module("projects_info", rel.connection_args(sim, **args), check_mode=check_mode)
-    assert result.crash is None, result.describe()
-    assert sim.api_key not in result.text(), "the API key leaked"
-    return result
-
-
-def ok(result):
-    assert not result.failed, result.describe()
-    return result.result
-
-
-def failed(result):
-    assert result.failed, result.describe()
-    return result.result
+    return rel.task(sim, "projects_info", check_mode=check_mode, **args)
 
 
 def ids(projects):
@@ -59,11 +47,6 @@ def warnings(data):
     for warning in data.get("warnings") or []:
         texts.append(warning if isinstance(warning, str) else json.dumps(warning))
     return texts
-
-
-def last_seq(sim):
-    entries = sim.requests()
-    return entries[-1]["seq"] if entries else 0
 
 
 def every_project(sim):

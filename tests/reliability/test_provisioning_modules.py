@@ -22,6 +22,7 @@ import time
 import pytest
 
 import neon_reliability as rel
+from neon_reliability import failed, last_seq, ok
 
 CHANGES = ("POST", "PATCH", "DELETE", "PUT")
 RUN_TIMEOUT = 120  # seconds for a module process of the overlap and 423 tests
@@ -32,29 +33,11 @@ LOG_TIMEOUT = 60  # seconds to see an expected request in the log (it comes at o
 
 
 def run(sim, module, check_mode=False, diff=False, **args):
-    result = rel.run_module(module, rel.connection_args(sim, **args), check_mode=check_mode, diff=diff)
-    assert result.crash is None, result.describe()
-    assert sim.api_key not in result.text(), "the API key leaked"
-    return result
-
-
-def ok(result):
-    assert not result.failed, result.describe()
-    return result.result
-
-
-def failed(result):
-    assert result.failed, result.describe()
-    return result.result
+    return rel.task(sim, module, check_mode=check_mode, diff=diff, **args)
 
 
 def requests_since(sim, seq):
     return [(entry["method"], entry["path"]) for entry in sim.requests(since=seq)]
-
-
-def last_seq(sim):
-    entries = sim.requests()
-    return entries[-1]["seq"] if entries else 0
 
 
 def changes_since(sim, seq):
