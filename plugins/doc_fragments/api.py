@@ -151,6 +151,18 @@ options:
     default: 600
 """
 
+    # For the modules of a branch's roles, databases and computes (role, database, endpoint): where they are.
+    BRANCH_ITEM = r"""
+options:
+  project_id:
+    description: The project's id.
+    type: str
+    required: true
+  branch:
+    description: The branch, by name or id. Without it, the project's default branch.
+    type: str
+"""
+
     # For the modules that only read.
     INFO_MODULE = r"""
 attributes:

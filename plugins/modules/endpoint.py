@@ -27,13 +27,6 @@ description:
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
-  project_id:
-    description: The project's id.
-    type: str
-    required: true
-  branch:
-    description: The branch, by name or id. Without it, the project's default branch.
-    type: str
   type:
     description: The compute's type. Can only be chosen when it is created.
     type: str
@@ -66,6 +59,7 @@ options:
     default: present
 extends_documentation_fragment:
   - neon.cloud.api
+  - neon.cloud.api.branch_item
   - neon.cloud.api.wait
   - neon.cloud.api.action_group
   - ansible.builtin.action_common_attributes

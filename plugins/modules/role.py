@@ -29,13 +29,6 @@ description:
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
-  project_id:
-    description: The project's id.
-    type: str
-    required: true
-  branch:
-    description: The branch, by name or id. Without it, the project's default branch.
-    type: str
   name:
     description: The role's name (at most 63 bytes). A role is identified by its name within its branch.
     type: str
@@ -65,6 +58,7 @@ options:
     default: false
 extends_documentation_fragment:
   - neon.cloud.api
+  - neon.cloud.api.branch_item
   - neon.cloud.api.wait
   - neon.cloud.api.action_group
   - ansible.builtin.action_common_attributes
