@@ -283,7 +283,7 @@ def ansible_test_args(session, python, targets=()):
             "--color", "no"] + (list(session.posargs) or list(targets))
 
 
-def run_sanity(session, collection, python, home, *args, env=None, uv=None):
+def run_sanity(session, collection, python, home, *args, uv=None):
     """ansible-test sanity on ``collection`` with ``home`` as HOME: ansible-test keeps the virtualenvs
     of its sanity tests and the pip bootstrap script below ~/.ansible/test there, without a lock of
     its own, so the sessions that share a home (the same core's, of two runs at once) take turns
@@ -292,7 +292,7 @@ def run_sanity(session, collection, python, home, *args, env=None, uv=None):
         install_get_pip_standin(session, home, uv)
         with session.chdir(collection):
             session.run("ansible-test", "sanity", *ansible_test_args(session, python), *args,
-                        env=dict(env or {}, HOME=str(home)))
+                        env={"HOME": str(home)})
 
 
 def caller_cache_dir():

@@ -234,12 +234,16 @@ class RoleTask(CatalogTask):
         self.reset_asked = False
 
     def keep_password(self, data, how):
+        """The password a create or reset answered, kept in every result from now on (``how`` this run got it)."""
         password = answers.role_password(data)
         if password is not None:
-            self.task.kept["password"] = password
-            self.client.remember_secret(password)
-            self.password_from = how
+            self._keep(password, how)
         return password
+
+    def _keep(self, password, how):
+        self.task.kept["password"] = password
+        self.client.remember_secret(password)
+        self.password_from = how
 
     def absent(self):
         return super(RoleTask, self).absent(before_delete=self._not_an_owner)
@@ -318,9 +322,7 @@ class RoleTask(CatalogTask):
             password = answers.revealed_password(data, path)
         except UnexpectedAnswer as error:
             raise self.task.failure("Reading the password of %s: %s" % (self.label, error.describe()), error)
-        self.task.kept["password"] = password
-        self.client.remember_secret(password)
-        self.password_from = "revealed"
+        self._keep(password, "revealed")
 
 
 # ---------------------------------------------------------------------------------------------- databases

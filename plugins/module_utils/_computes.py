@@ -106,14 +106,17 @@ class ComputeTask:
             self.branch = locate_branch(self.client, self.project_id, self.wanted_branch)
             named = " %s" % self.id if self.id else ""
             self.label = "the %s compute%s of branch %s" % (self.type, named, branch_label(self.branch))
-            endpoints = branch_endpoints(self.client, self.project_id, self.branch["id"])
-            return choose_endpoint(endpoints, self.type, self.id, branch_label(self.branch))
+            return self._chosen()
         except Refusal as refusal:
             raise self.task.failure(str(refusal))
 
-    def _find_again(self):
+    def _chosen(self):
+        """The compute the task means among the branch's computes as listed now, or None."""
         endpoints = branch_endpoints(self.client, self.project_id, self.branch["id"])
-        current = choose_endpoint(endpoints, self.type, self.id, branch_label(self.branch))
+        return choose_endpoint(endpoints, self.type, self.id, branch_label(self.branch))
+
+    def _find_again(self):
+        current = self._chosen()
         return Found(current, ours=True) if current is not None else None
 
     # ------------------------------------------------------------------------------------------ absent

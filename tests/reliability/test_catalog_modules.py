@@ -19,16 +19,14 @@ import json
 import pytest
 
 import neon_reliability as rel
+from neon_reliability import failed, last_seq, ok
 from test_provisioning_modules import (
     RUN_TIMEOUT,
     assert_secret_hidden,
     branch_named,
     changes_since,
     endpoints_of,
-    failed,
-    last_seq,
     new_project,
-    ok,
     requests_since,
     run,
 )
