@@ -37,10 +37,11 @@ def main(directory, requirements):
     python = os.path.join(directory, "bin", "python")
     pip_options = ["install", "--quiet", "--disable-pip-version-check"]
     wheel, uv = bundled_pip_wheel(), uv_requirement(requirements)
+    symlinks = os.name != "nt"  # as `python -m venv` does
     if wheel is None or uv is None:
-        venv.create(directory, with_pip=True)
+        venv.create(directory, with_pip=True, symlinks=symlinks)
         return subprocess.call([python, "-m", "pip"] + pip_options + ["-r", requirements])
-    venv.create(directory, with_pip=False)
+    venv.create(directory, with_pip=False, symlinks=symlinks)
     status = subprocess.call([python, os.path.join(wheel, "pip")] + pip_options + [uv])
     if status:
         return status
