@@ -5,23 +5,18 @@ The usual way, `python -m venv` then `pip install -r requirements-nox.txt`, took
 machine with an empty HOME: 6 of them are ensurepip installing a pip that is used once. Here the
 virtualenv is made without pip; the pip wheel the interpreter bundles for ensurepip runs straight
 from that wheel to install uv (pinned in the requirements file), and uv installs the requirements
-(4 s in all, measured side by side). An interpreter without a bundled pip wheel (some distributions
+(6 s in all, measured side by side). An interpreter without a bundled pip wheel (some distributions
 strip it) gets the usual way.
 """
 
-import glob
 import os
 import re
 import subprocess
 import sys
 import venv
 
-
-def bundled_pip_wheel():
-    """The pip wheel this interpreter bundles for ensurepip, or None."""
-    import ensurepip
-    wheels = sorted(glob.glob(os.path.join(os.path.dirname(ensurepip.__file__), "_bundled", "pip-*.whl")))
-    return wheels[-1] if wheels else None
+# the same pip wheel the get-pip stand-in runs (this script's folder is first on sys.path)
+from get_pip_standin import bundled_pip_wheel
 
 
 def uv_requirement(requirements):
