@@ -16,9 +16,9 @@ options:
     description:
       - 'The Neon API key used to authenticate, sent as C(Authorization: Bearer <key>).'
       - If not set, the value of the E(NEON_API_KEY) environment variable is used.
+      - One of the two is required; a task with neither fails, naming both.
       - Never shown in output, logs or diffs.
     type: str
-    required: true
   api_url:
     description:
       - Base URL of the Neon API v2, ending in the version segment. A trailing slash is ignored.

@@ -21,7 +21,7 @@ except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the i
 
 from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
 from ansible_collections.neon.cloud.plugins.module_utils._client import api_path
-from ansible_collections.neon.cloud.plugins.module_utils._errors import TaskFailure, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._paging import collect
 from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import (
     CREATE,
@@ -33,7 +33,10 @@ from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import (
     Field,
     Plan,
     Refusal,
+    branch_settled,
     children_of,
+    compute_settings_problem,
+    compute_settled,
     decide,
     default_branch,
     find_branch,
@@ -75,9 +78,53 @@ def project_path(project_id, *more):
 
 
 def list_branches(client, project_id, search=None):
-    """Every branch of the project (every page), each checked."""
-    return collect(client, project_path(project_id, "branches"), "branches", BRANCHES_PAGE_MAX,
-                   params={"search": search}, want_cursor=False, item_fields=answers.BRANCH_FIELDS).items
+    """Every branch of the project (every page), each checked. A Refusal when the project does not
+    exist (or the key does not reach it): the first request of every task on a project's branches."""
+    try:
+        return collect(client, project_path(project_id, "branches"), "branches", BRANCHES_PAGE_MAX,
+                       params={"search": search}, want_cursor=False, item_fields=answers.BRANCH_FIELDS).items
+    except NeonAPIError as error:
+        if error.status == 404:
+            raise Refusal(no_such_project(project_id, error), error)
+        raise
+
+
+def no_such_project(project_id, error):
+    """The sentence for a project id that the service does not know (HTTP 404)."""
+    said = ": %s" % error.api_message if error.api_message else ""
+    return "there is no project %s that this API key reaches (HTTP 404%s%s); check project_id, or list the key's " \
+        "projects with neon.cloud.projects_info" % (project_id, said,
+                                                    ", request id %s" % error.request_id if error.request_id else "")
+
+
+def branch_problem(after, current, branches):
+    """Why the service would refuse a branch to be as ``after`` (the branch as planned), or None.
+
+    The service's rules on expiry (docs/docsite/rst/api-behaviour.rst, "Branches"): a protected
+    branch, the default branch and a branch with children cannot have an ``expires_at``.
+    ``current``: the branch as it is (None when creating); ``branches``: the project's branches.
+    """
+    if not after.get("expires_at"):
+        return None
+    if after.get("protected"):
+        return "a protected branch cannot have an expiry (expires_at); leave protected out or false, or remove " \
+               "the expiry with expires_at: ''"
+    if current is not None and (current.get("default") or current.get("primary")):
+        return "it is the project's default branch, which cannot have an expiry (expires_at)"
+    if current is not None:
+        children = children_of(branches, current["id"])
+        if children:
+            return "it is the parent of %s, and a branch with children cannot have an expiry (expires_at)" % \
+                ", ".join("%r (%s)" % (child["name"], child["id"]) for child in children)
+    return None
+
+
+def parent_problem(parent):
+    """Why a branch cannot be made from ``parent``, or None: an expiring branch cannot be a parent."""
+    if parent is not None and parent.get("expires_at"):
+        return "its parent %r (%s) expires (expires_at %s), and an expiring branch cannot be a parent" % (
+            parent.get("name"), parent["id"], parent["expires_at"])
+    return None
 
 
 def branch_endpoints(client, project_id, branch_id):
@@ -140,7 +187,7 @@ class BranchTask:
         try:
             branches, current = self._find()
         except Refusal as refusal:
-            raise TaskFailure(str(refusal), changed=False)
+            raise self.task.refused(refusal)
         plan = decide(BRANCH, current, {}, state="absent", name=self.name)
         if plan.action == NOTHING:
             return self.task.with_diff(self.task.result(branch=None), {}, {})
@@ -175,12 +222,15 @@ class BranchTask:
 
     def _present(self, options, compute, reset_from_parent):
         """``options``: the BRANCH fields asked for; ``compute``: True, False or a dict of COMPUTE settings."""
+        problem = compute_settings_problem(compute, "compute.") if isinstance(compute, dict) else None
+        if problem:
+            raise self.task.failure(problem)
         found = None
         for _round in range(2):
             try:
                 plans = self._decide(options, compute, reset_from_parent, found)
             except Refusal as refusal:
-                raise self.task.failure(str(refusal))
+                raise self.task.refused(refusal)
             if plans["branch"].action == REFUSE:
                 raise self.task.failure(plans["branch"].reason)
             if plans["branch"].action != CREATE:
@@ -196,16 +246,23 @@ class BranchTask:
     def _decide(self, options, compute, reset_from_parent, found):
         """The plans for the branch and its compute, from one listing (and the branch's computes)."""
         branches, current = self._find() if found is None else (None, found.item)
-        wanted = dict(options)
+        wanted, parent = dict(options), None
         if options.get("parent") is not None:
-            parent = find_branch(branches if branches is not None else list_branches(self.client, self.project_id),
-                                 options["parent"])
+            branches = branches if branches is not None else list_branches(self.client, self.project_id)
+            parent = find_branch(branches, options["parent"])
             if parent is None:
                 raise Refusal("parent %r is neither the name nor the id of a branch of project %s" % (
                     options["parent"], self.project_id))
             wanted["parent"] = parent["id"]
-        plans = {"branch": decide(BRANCH, current, wanted, name=self.name), "current": current,
+        plan = decide(BRANCH, current, wanted, name=self.name)
+        plans = {"branch": plan, "current": current,
                  "endpoints": [], "endpoint": None, "compute": Plan(NOTHING, "no compute asked")}
+        if plan.action in (CREATE, UPDATE):
+            problem = parent_problem(parent) if current is None else None
+            problem = problem or branch_problem(planned(current, plan), current, branches or [])
+            if problem:
+                raise Refusal("%s %s: %s" % (self.label, "cannot be created" if current is None else
+                                             "(%s) cannot be changed as asked" % current["id"], problem))
         if current is None:
             return plans
         if reset_from_parent and not current.get("parent_id"):
@@ -220,8 +277,9 @@ class BranchTask:
 
     def _check_mode_create(self, plans, compute):
         self.task.changed = True
-        branch = dict(plans["branch"].body, name=self.name)
-        endpoint = compute_body(compute) if compute else None
+        # What only the service gives a new branch and compute (ids, the host) is null in check mode.
+        branch = dict(plans["branch"].body, name=self.name, id=None)
+        endpoint = dict(compute_body(compute), id=None, host=None) if compute else None
         return self.task.with_diff(self.task.result(branch=branch, endpoints=[endpoint] if endpoint else []),
                                    {}, self._shown(branch, endpoint))
 
@@ -270,9 +328,18 @@ class BranchTask:
         before = self._shown(current, endpoint)
         after = self._shown(planned(current, branch_plan), planned(endpoint, compute_plan)
                             if compute_plan.action != NOTHING or endpoint is not None else None)
+        if reset_from_parent:
+            # A reset takes the parent's data, roles and databases as they are now (its own are replaced).
+            before["data"] = "its own (last reset: %s)" % (current.get("last_reset_at") or "never")
+            after["data"] = "its parent %s's latest: its data, roles and databases" % current["parent_id"]
         self.task.kept.update(branch=current, endpoints=read_write_first(plans["endpoints"]))
         if self.task.check_mode:
             self.task.changed = branch_plan.changed or compute_plan.changed or bool(reset_from_parent)
+            self.task.kept["branch"] = planned(current, branch_plan)
+            if compute_plan.changed:  # the compute as it would be; one not made yet has no id or host
+                made = {} if endpoint is not None else {"id": None, "host": None}
+                self._replace_endpoint(dict(planned(endpoint, compute_plan), type=READ_WRITE,
+                                            branch_id=current["id"], **made))
             return self.task.with_diff(self.task.result(), before, after)
         if branch_plan.action == UPDATE:
             self.task.kept["branch"] = self.task.update(
@@ -294,7 +361,19 @@ class BranchTask:
             self.task.kept["branch"] = self.task.answered(BRANCH, data, "POST", path, current["id"])
         if self.task.changed:
             self._read_again(current["id"])
+        elif self._not_ready(current, endpoint) and self.task.settle(
+                self.project_id, self._not_ready(current, endpoint), unsettled=True, branch_id=current["id"]):
+            self._read_again(current["id"])  # what a timed-out or an overlapping run left being made
         return self.task.with_diff(self.task.result(), before, after)
+
+    def _not_ready(self, branch, endpoint):
+        """What of a branch found as asked is still being made or changed, as a sentence; None when nothing is."""
+        if not branch_settled(branch):
+            return "%s (%s) is not ready yet (current_state %s)" % (self.label, branch["id"], branch.get("current_state"))
+        if not compute_settled(endpoint):
+            return "the compute %s of %s (%s) is not ready yet (current_state %s)" % (
+                endpoint["id"], self.label, branch["id"], endpoint.get("current_state"))
+        return None
 
     def _read_again(self, branch_id):
         """Once the operations a change started have ended, the branch and its computes as they are
@@ -375,17 +454,20 @@ def connection_details(client, project_id, branch=None, database=None, role=None
         raise Refusal("branch %s has no read-write compute to connect to; create one with neon.cloud.branch "
                       "(compute: true)" % label)
     if role is None:
-        path = project_path(project_id, "branches", chosen["id"], "roles")
-        roles = answers.items_of(client.get(path), "GET", path, "roles", answers.ROLE_FIELDS)
+        roles = _catalog_of(client, project_id, chosen["id"], "roles", answers.ROLE_FIELDS)
         role = only_name([item for item in roles if not item.get("protected")], "role", label)
     if database is None:
-        path = project_path(project_id, "branches", chosen["id"], "databases")
-        database = only_name(answers.items_of(client.get(path), "GET", path, "databases", answers.DATABASE_FIELDS),
+        database = only_name(_catalog_of(client, project_id, chosen["id"], "databases", answers.DATABASE_FIELDS),
                              "database", label)
     path = project_path(project_id, "connection_uri")
     params = dict(branch_id=chosen["id"], endpoint_id=endpoint["id"], database_name=database, role_name=role,
                   pooled="true" if pooled else "false")
-    uri = answers.connection_uri(client.get(path, params=params), path)
+    try:
+        uri = answers.connection_uri(client.get(path, params=params), path)
+    except NeonAPIError as error:
+        if error.status == 404:
+            _missing_names(client, project_id, chosen, role, database, error)
+        raise
     parts = uri_parts(uri, path)
     client.remember_secret(parts["password"])
     expected = endpoint.get("host")
@@ -395,6 +477,23 @@ def connection_details(client, project_id, branch=None, database=None, role=None
             raise UnexpectedAnswer("GET", path, "the URI's host", "is %r, not the %s of compute %s (%r)" % (
                 parts["host"], "pooler" if pooled else "host", endpoint["id"], expected))
     return dict(parts, uri=uri, pooled=pooled, branch_id=chosen["id"], endpoint_id=endpoint["id"])
+
+
+def _catalog_of(client, project_id, branch_id, segment, fields):
+    """A branch's roles or databases (``segment``), as listed: one request."""
+    path = project_path(project_id, "branches", branch_id, segment)
+    return answers.items_of(client.get(path), "GET", path, segment, fields)
+
+
+def _missing_names(client, project_id, branch, role, database, error):
+    """After a 404 for a connection URI: a Refusal naming the role or database the branch lacks, and
+    what it has (two requests, only on this failure); returns when both exist."""
+    for kind, segment, fields, name in (("role", "roles", answers.ROLE_FIELDS, role),
+                                        ("database", "databases", answers.DATABASE_FIELDS, database)):
+        names = sorted(item["name"] for item in _catalog_of(client, project_id, branch["id"], segment, fields))
+        if name not in names:
+            raise Refusal("branch %s has no %s %r (its %s: %s); create it with neon.cloud.%s" % (
+                branch_label(branch), kind, name, segment, ", ".join(names) or "none", kind), error)
 
 
 def uri_parts(uri, path):

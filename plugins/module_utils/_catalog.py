@@ -34,6 +34,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import (
     Description,
     Field,
     Refusal,
+    branch_settled,
     decide,
     planned,
 )
@@ -98,7 +99,7 @@ class CatalogTask:
         try:
             self.branch = locate_branch(self.client, self.project_id, self.wanted_branch)
         except Refusal as refusal:
-            raise self.task.failure(str(refusal))
+            raise self.task.refused(refusal)
         self.label = "%s %r of branch %s" % (self.kind.description.kind, self.name, branch_label(self.branch))
         self.task.kept["branch_id"] = self.branch["id"]
 
@@ -169,6 +170,9 @@ class CatalogTask:
             raise self.task.failure(plan.reason)
         before, after = description.shown(current), description.shown(planned(current, plan))
         if plan.action == NOTHING:
+            if self.task.settle(self.project_id, "%s has operations still running on its branch" % self.label,
+                                unsettled=None if branch_settled(self.branch) else True, branch_id=self.branch["id"]):
+                current = self.find() or current  # what a timed-out or an overlapping run left being made
             return self.task.with_diff(self.task.result(**{key: current}), before, after)
         if before_change is not None:
             before_change(plan, current)
@@ -188,10 +192,10 @@ class CatalogTask:
         data, found = self.task.create(path, {key: plan.body}, self.project_id, self.label, self._find_again)
         if found is not None:
             self.task.kept[key] = found.item
+            what = "%s was created" % self.label
             if found.ours:
-                what = "%s was created" % self.label
                 self.task.did(what)
-                self.task.wait_idle(self.project_id, what)
+            self.task.wait_idle(self.project_id, what)  # its operations, this run's or the overlapping run's
             if on_found is not None:
                 on_found(found)
             elif not found.ours:

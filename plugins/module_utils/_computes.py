@@ -33,6 +33,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import (
     REFUSE,
     UPDATE,
     Refusal,
+    compute_settled,
     decide,
     planned,
 )
@@ -108,7 +109,7 @@ class ComputeTask:
             self.label = "the %s compute%s of branch %s" % (self.type, named, branch_label(self.branch))
             return self._chosen()
         except Refusal as refusal:
-            raise self.task.failure(str(refusal))
+            raise self.task.refused(refusal)
 
     def _chosen(self):
         """The compute the task means among the branch's computes as listed now, or None."""
@@ -160,8 +161,13 @@ class ComputeTask:
         self.task.kept["endpoint"] = current
         if self.task.check_mode:
             self.task.changed = plan.changed or action is not None
-            if plan.changed:
-                self.task.kept["endpoint"] = dict(planned(current, plan), type=self.type, branch_id=self.branch["id"])
+            if self.task.changed:  # the compute as it would be; one not made yet has no id or host
+                endpoint = dict(planned(current, plan), type=self.type, branch_id=self.branch["id"],
+                                current_state=after["current_state"])
+                endpoint.pop("pending_state", None)
+                if current is None:
+                    endpoint.update(id=None, host=None)
+                self.task.kept["endpoint"] = endpoint
             return self.task.with_diff(self.task.result(), before, after)
         if plan.action == CREATE:
             current = self._create(plan)
@@ -180,6 +186,11 @@ class ComputeTask:
             self.task.did(what)
             self.task.started(data, "POST", path, self.project_id, what)
             self._read_again(self.task.answered(COMPUTE, data, "POST", path, current["id"]))
+        elif not self.task.changed and not compute_settled(current) and self.task.settle(
+                self.project_id, "%s (%s) is not ready yet (current_state %s, pending_state %s)" % (
+                    self.label, current["id"], current.get("current_state"), current.get("pending_state")),
+                unsettled=True, branch_id=self.branch["id"], endpoint_id=current["id"]):
+            self._read_again(current)  # what a timed-out or an overlapping run left starting or suspending
         return self.task.with_diff(self.task.result(), before, after)
 
     def _create(self, plan):

@@ -60,7 +60,10 @@ def check_options(options):
     if options["api_retries"] < 0:
         raise ConnectionOptionError("api_retries must be 0 or more, got %s" % options["api_retries"])
     api_key = options["api_key"]
-    if not api_key or not api_key.strip():
+    if api_key is None:
+        raise ConnectionOptionError("api_key is required: set the api_key option (or group/neon.cloud.all in "
+                                    "module_defaults), or the %s environment variable" % API_KEY_ENV)
+    if not api_key.strip():
         raise ConnectionOptionError("api_key is empty: set the api_key option or the %s environment variable"
                                     % API_KEY_ENV)
     if not API_KEY_PATTERN.match(api_key.strip()):

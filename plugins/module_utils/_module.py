@@ -48,7 +48,8 @@ _SECRET_FIELDS = ("key", "connection_uri", "uri", "password")
 
 # Documented once in plugins/doc_fragments/api.py; validate-modules checks the two agree.
 CONNECTION_ARGUMENT_SPEC = dict(
-    api_key=dict(type="str", required=True, no_log=True, fallback=(env_fallback, [API_KEY_ENV])),
+    # Required, but checked by _connection.check_options, whose message names the environment variable too.
+    api_key=dict(type="str", no_log=True, fallback=(env_fallback, [API_KEY_ENV])),
     api_url=dict(type="str", default=DEFAULT_API_URL, fallback=(env_fallback, [API_URL_ENV])),
     api_timeout=dict(type="float", default=30.0),
     api_retries=dict(type="int", default=5),

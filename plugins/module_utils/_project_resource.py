@@ -33,6 +33,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import (
     Field,
     Plan,
     Refusal,
+    compute_settings_problem,
     decide,
     default_branch,
     merged,
@@ -100,7 +101,7 @@ class ProjectTask:
         try:
             current = self._find()
         except Refusal as refusal:
-            raise TaskFailure(str(refusal), changed=False)
+            raise self.task.refused(refusal)
         plan = decide(PROJECT, current, {}, state="absent", name=self.name or self.project_id)
         if plan.action == NOTHING:
             return self.task.with_diff(self.task.result(project=None), {}, {})
@@ -127,6 +128,9 @@ class ProjectTask:
         return self.task.run(self._present, options)
 
     def _present(self, options):
+        problem = compute_settings_problem(options.get("compute") or {}, "compute.")
+        if problem:
+            raise self.task.failure(problem)
         try:
             current = self._find()
             if current is None and self.project_id is not None:
@@ -140,7 +144,7 @@ class ProjectTask:
             plan = decide(PROJECT, current, options, name=self.name or self.project_id)
             endpoint, compute_plan = self._compute_plan(current, plan, options.get("compute"))
         except Refusal as refusal:
-            raise self.task.failure(str(refusal))
+            raise self.task.refused(refusal)
         if plan.action == REFUSE:
             raise self.task.failure(plan.reason)
         if plan.action == CREATE:
@@ -151,6 +155,11 @@ class ProjectTask:
         self.task.kept["project"] = current
         if self.task.check_mode:
             self.task.changed = plan.changed or compute_plan.changed
+            self.task.kept["project"] = planned(current, plan)
+            return self.task.with_diff(self.task.result(), before, after)
+        if not plan.changed and not compute_plan.changed:
+            self.task.settle(current["id"], "project %r (%s) has operations still running" % (
+                current.get("name"), current["id"]))  # what a timed-out or an overlapping run left running
             return self.task.with_diff(self.task.result(), before, after)
         if plan.action == UPDATE:
             body = dict(plan.body)

@@ -30,6 +30,14 @@ REFUSE = "refuse"
 
 READ_WRITE = "read_write"
 POOLER_SUFFIX = "-pooler"
+# States an object stays in until something changes it (docs/docsite/rst/api-behaviour.rst): a branch
+# is ``init`` while being made and ``resetting`` while restored; a compute ``init`` while being made.
+SETTLED_BRANCH_STATES = ("ready", "archived")
+UNSETTLED_COMPUTE_STATES = ("init",)
+# Compute sizes and suspend timeouts the service takes (docs/docsite/rst/api-behaviour.rst, "Computes").
+MIN_CU = 0.25
+SUSPEND_TIMEOUT_RANGE = (60, 604800)
+SUSPEND_TIMEOUT_SPECIAL = (-1, 0)
 
 
 def same_value(before, after):
@@ -213,10 +221,12 @@ def merged(base, changes):
 
 
 class Refusal(TaskFailure):
-    """A choice that cannot be made from what the service listed; nothing was changed."""
+    """A choice that cannot be made from what the service listed; nothing was changed. ``error``: the
+    API error that showed it (a 404 for a project that does not exist), kept in the result."""
 
-    def __init__(self, msg):
-        super(Refusal, self).__init__(msg, changed=False)
+    def __init__(self, msg, error=None):
+        fields = {"error": error.to_dict()} if error is not None else {}
+        super(Refusal, self).__init__(msg, cause=error, changed=False, **fields)
 
 
 def only_one(candidates, kinds, name, where=""):
@@ -268,6 +278,38 @@ def read_write_endpoint(endpoints, branch_id=None):
                       "use" % (len(found), ", ".join(endpoint["id"] for endpoint in found),
                                " on branch %s" % branch_id if branch_id else ""))
     return found[0] if found else None
+
+
+def branch_settled(branch):
+    """Whether a branch is as it will stay: not being made or reset, nothing pending."""
+    return branch.get("current_state") in SETTLED_BRANCH_STATES and not branch.get("pending_state")
+
+
+def compute_settled(endpoint):
+    """Whether a compute (None: none) is as it will stay: not being made, no state change pending."""
+    if endpoint is None:
+        return True
+    pending = endpoint.get("pending_state")
+    return endpoint.get("current_state") not in UNSETTLED_COMPUTE_STATES and \
+        (not pending or pending == endpoint.get("current_state"))
+
+
+def compute_settings_problem(settings, prefix=""):
+    """Why the service would refuse these compute settings (``min_cu``, ``max_cu``,
+    ``suspend_timeout_seconds``; None values are left alone), or None. ``prefix`` names the
+    option they came in (``compute.``)."""
+    for option in ("min_cu", "max_cu"):
+        if settings.get(option) is not None and settings[option] < MIN_CU:
+            return "%s%s must be %s or more, got %s" % (prefix, option, MIN_CU, settings[option])
+    low, high = settings.get("min_cu"), settings.get("max_cu")
+    if low is not None and high is not None and low > high:
+        return "%smin_cu (%s) must not be more than %smax_cu (%s)" % (prefix, low, prefix, high)
+    timeout = settings.get("suspend_timeout_seconds")
+    if timeout is not None and timeout not in SUSPEND_TIMEOUT_SPECIAL and \
+            not SUSPEND_TIMEOUT_RANGE[0] <= timeout <= SUSPEND_TIMEOUT_RANGE[1]:
+        return "%ssuspend_timeout_seconds must be -1 (never), 0 (the service's default) or %d to %d, got %d" % (
+            prefix, SUSPEND_TIMEOUT_RANGE[0], SUSPEND_TIMEOUT_RANGE[1], timeout)
+    return None
 
 
 def read_write_first(endpoints):

@@ -33,7 +33,12 @@ except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the i
 
 from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
 from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure, UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._operations import OperationWaiter, describe_operation
+from ansible_collections.neon.cloud.plugins.module_utils._operations import (
+    OperationWaiter,
+    describe_operation,
+    has_ended,
+    list_operations,
+)
 from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import Refusal
 
 # Seconds between two polls of the operations a change started: the first after half a second,
@@ -44,6 +49,10 @@ from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import R
 POLL_INTERVAL = 0.5
 MAX_POLL_INTERVAL = 5.0
 ALREADY_EXISTS = "already exists"
+# How many of a project's newest operations one request reads to tell whether an object a task found
+# (and leaves as it is) still has operations running: what a run that timed out, or an overlapping
+# run's create, left running is among the newest (a create starts two or three).
+RECENT_OPERATIONS = 20
 # The options of every module that changes resources, documented once in plugins/doc_fragments/api.py (WAIT).
 WAIT_ARGUMENT_SPEC = dict(
     wait=dict(type="bool", default=True),
@@ -129,6 +138,10 @@ class ResourceTask:
             msg += ". Nothing was changed"
         fields = {"error": error.to_dict()} if error is not None else {}
         return TaskFailure(msg, cause=error, **self.result(**fields))
+
+    def refused(self, refusal):
+        """The failure for a Refusal (a choice that cannot be made, a project that does not exist)."""
+        return self.failure(refusal.msg, refusal.cause)
 
     def run(self, work, *args):
         """``work(*args)``, with any request error after a change turned into a failure that keeps what was done."""
@@ -263,6 +276,34 @@ class ResourceTask:
         finals = dict((operation.get("id"), operation) for operation in outcome.operations if "status" in operation)
         self.operations[first:] = [finals.get(operation["id"], operation) for operation in operations]
         self._judge(outcome, what)
+
+    def settle(self, project_id, what, unsettled=None, branch_id=None, endpoint_id=None):
+        """Wait for an object the task found and leaves as it is, when it is not ready yet: its own state
+        says so (``unsettled``: a branch in ``init``, a compute with a ``pending_state``), or, for an
+        object without a state (``unsettled`` None: a project, a role, a database), operations on it are
+        among the project's newest and still running (one request). What a run that timed out or an
+        overlapping run's create left running is waited for as the task's own operations are, so that
+        ``wait=true`` means ready on every run. Returns whether it waited: the caller reads the object
+        again. Never in check mode (it sends nothing and waits for nothing) or with ``wait=false``."""
+        if not self.wait or self.check_mode or unsettled is False:
+            return False
+        try:
+            recent = list_operations(self.client, project_id, page_size=RECENT_OPERATIONS,
+                                     max_results=RECENT_OPERATIONS).items
+        except NeonAPIError as error:
+            raise self.failure("%s, but reading the project's operations failed: %s" % (what, error.describe()), error)
+        running = [operation for operation in recent if not has_ended(operation)
+                   and (branch_id is None or operation.get("branch_id") in (branch_id, None))
+                   and (endpoint_id is None or operation.get("endpoint_id") in (endpoint_id, None))]
+        if running:
+            outcome = self._waiter().wait_for([(project_id, operation["id"]) for operation in running],
+                                              started=[dict(operation, project_id=project_id) for operation in running])
+        elif unsettled:
+            outcome = self._waiter().wait_until_idle(project_id)  # its operations are older than the newest
+        else:
+            return False
+        self._judge(outcome, what)
+        return True
 
     def wait_idle(self, project_id, what):
         """Wait for whatever the project runs (operations an answer did not show: a lost answer, another run's create)."""

@@ -160,34 +160,20 @@ operations:
 
 from ansible_collections.neon.cloud.plugins.module_utils._computes import ComputeTask
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
+from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import compute_settings_problem
 from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC
-
-MIN_CU = 0.25
-SUSPEND_TIMEOUT = (60, 604800)
-SUSPEND_SPECIAL = (-1, 0)
-
-
-def check_settings(neon):
-    params = neon.params
-    for option in ("min_cu", "max_cu"):
-        if params[option] is not None and params[option] < MIN_CU:
-            neon.fail("%s must be %s or more, got %s" % (option, MIN_CU, params[option]))
-    if params["min_cu"] is not None and params["max_cu"] is not None and params["min_cu"] > params["max_cu"]:
-        neon.fail("min_cu (%s) must not be more than max_cu (%s)" % (params["min_cu"], params["max_cu"]))
-    timeout = params["suspend_timeout_seconds"]
-    if timeout is not None and timeout not in SUSPEND_SPECIAL and not SUSPEND_TIMEOUT[0] <= timeout <= SUSPEND_TIMEOUT[1]:
-        neon.fail("suspend_timeout_seconds must be -1 (never), 0 (the service's default) or %d to %d, got %d" % (
-            SUSPEND_TIMEOUT[0], SUSPEND_TIMEOUT[1], timeout))
 
 
 def run(neon):
     params = neon.params
-    check_settings(neon)
+    settings = dict((option, params[option]) for option in ("min_cu", "max_cu", "suspend_timeout_seconds"))
+    problem = compute_settings_problem(settings)
+    if problem:
+        neon.fail(problem)
     task = neon.resource_task("project_id", "branch", "id")
     compute = ComputeTask(task, params["project_id"], params["branch"], params["type"], params["id"])
     if params["state"] == "absent":
         return compute.absent()
-    settings = dict((option, params[option]) for option in ("min_cu", "max_cu", "suspend_timeout_seconds"))
     return compute.present(settings, params["state"])
 
 
