@@ -138,6 +138,9 @@ options:
         poll after half a second, each next one twice as long after the last, up to every 5 seconds.
       - An operation that ends with V(failed), V(error) or V(cancelled) fails the task; its message names the
         operation (id, action, status, error) and what the task had already changed.
+      - What the task finds as asked but not ready yet is waited for too, on every run - a branch still being
+        made or reset, a compute starting or suspending, a project, role or database whose operations still run
+        (left by a run that timed out, or made by another run at the same time) - and returned as it is then.
       - With V(false), the task returns as soon as the service accepted each change, with the operations it
         started in RV(operations); wait for them later with M(neon.cloud.operation_wait).
     type: bool

@@ -15,7 +15,8 @@ A role's password is a secret the service shows in full only when the role is cr
 password reset. It is taken from the answer before anything else in it is checked, kept in every
 result from then on (failures included), and never put in a message.
 
-A role or database that is as asked costs two requests: the project's branches (to find the
+A role or database that is as asked costs three requests: the project's newest operations (to wait
+for any still running on its branch, ResourceTask.settle), the project's branches (to find the
 branch by name or id) and the branch's roles or databases.
 """
 

@@ -22,8 +22,8 @@ description:
   - Creating, re-owning or deleting a database changes the configuration of the branch's read-write compute
     (an C(apply_config) operation), which may drop its open connections; the service says so of such changes.
     Check mode tells whether this would happen.
-  - A database that is as asked costs two requests (the project's branches and the branch's databases); a
-    change costs one more, to check the owner.
+  - A database that is as asked costs three requests (the project's branches, the branch's databases and the
+    project's newest operations); a change costs one more, to check the owner.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:

@@ -119,7 +119,9 @@ endpoint:
   type: dict
   contains:
     id:
-      description: The compute's id.
+      description:
+        - The compute's id.
+        - Null in check mode for a compute not created yet.
       type: str
       sample: ep-jolly-frost-a57qv4wh
     type:
@@ -127,7 +129,9 @@ endpoint:
       type: str
       sample: read_write
     host:
-      description: The host to connect to.
+      description:
+        - The host to connect to.
+        - Null in check mode for a compute not created yet (the service gives it the host when it makes it).
       type: str
       sample: ep-jolly-frost-a57qv4wh.eu-central-1.aws.neon.tech
     branch_id:
@@ -135,7 +139,10 @@ endpoint:
       type: str
       sample: br-floral-wind-a5090hvr
     current_state:
-      description: V(init) while it is being made, V(active) while it runs, V(idle) when suspended.
+      description:
+        - V(init) while it is being made, V(active) while it runs, V(idle) when suspended.
+        - In check mode, the state the task would leave it in (V(idle) for O(state=suspended)).
+        - With O(wait=true), never V(init) and never on its way to another state, on every run.
       type: str
       sample: active
     autoscaling_limit_min_cu:

@@ -25,7 +25,8 @@ description:
   - Creating or deleting a role, and resetting its password, change the configuration of the branch's read-write
     compute (an C(apply_config) operation), which may drop its open connections; the service says so of such
     changes. Check mode tells whether this would happen.
-  - A role that is as asked costs two requests (the project's branches and the branch's roles).
+  - A role that is as asked costs three requests (the project's branches, the branch's roles and the project's
+    newest operations).
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
