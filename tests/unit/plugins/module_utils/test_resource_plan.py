@@ -9,7 +9,13 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.neon.cloud.plugins.module_utils._branches import BRANCH, COMPUTE, compute_body
+from ansible_collections.neon.cloud.plugins.module_utils._branches import (
+    BRANCH,
+    COMPUTE,
+    branch_problem,
+    compute_body,
+    parent_problem,
+)
 from ansible_collections.neon.cloud.plugins.module_utils._project_resource import PROJECT
 from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import (
     CREATE,
@@ -18,6 +24,9 @@ from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import (
     REFUSE,
     UPDATE,
     Refusal,
+    branch_settled,
+    compute_settings_problem,
+    compute_settled,
     decide,
     default_branch,
     find_branch,
@@ -191,3 +200,79 @@ def test_role_or_database_left_out_needs_exactly_one():
     with pytest.raises(Refusal) as caught:
         only_name([{"name": "b"}, {"name": "a"}], "database", "'main'")
     assert "2 databases (a, b)" in caught.value.msg
+
+
+# ---------------------------------------------------------------------------------------------- ready or not
+
+
+@pytest.mark.parametrize("branch,settled", [
+    ({"current_state": "ready"}, True),
+    ({"current_state": "archived"}, True),
+    ({"current_state": "ready", "pending_state": None}, True),
+    ({"current_state": "init", "pending_state": "ready"}, False),
+    ({"current_state": "resetting"}, False),
+    ({"current_state": "ready", "pending_state": "archived"}, False),
+    ({}, False),
+])
+def test_a_branch_is_settled_only_when_ready_or_archived_with_nothing_pending(branch, settled):
+    assert branch_settled(branch) is settled
+
+
+@pytest.mark.parametrize("endpoint,settled", [
+    (None, True),
+    ({"current_state": "active"}, True),
+    ({"current_state": "idle", "pending_state": "idle"}, True),
+    ({"current_state": "init", "pending_state": "active"}, False),
+    ({"current_state": "init"}, False),
+    ({"current_state": "active", "pending_state": "idle"}, False),
+])
+def test_a_compute_is_settled_unless_being_made_or_on_its_way_to_another_state(endpoint, settled):
+    assert compute_settled(endpoint) is settled
+
+
+# ---------------------------------------------------------------------------------------------- refused before sending
+
+
+@pytest.mark.parametrize("settings,problem", [
+    ({}, None),
+    ({"min_cu": 0.25, "max_cu": 0.25, "suspend_timeout_seconds": -1}, None),
+    ({"min_cu": 1, "max_cu": None}, None),
+    ({"suspend_timeout_seconds": 0}, None),
+    ({"suspend_timeout_seconds": 604800}, None),
+    ({"min_cu": 2, "max_cu": 1}, "compute.min_cu (2) must not be more than compute.max_cu (1)"),
+    ({"min_cu": 0.1}, "compute.min_cu must be 0.25 or more, got 0.1"),
+    ({"max_cu": 0}, "compute.max_cu must be 0.25 or more, got 0"),
+    ({"suspend_timeout_seconds": 59}, "compute.suspend_timeout_seconds must be -1 (never), 0 (the service's "
+                                      "default) or 60 to 604800, got 59"),
+    ({"suspend_timeout_seconds": 604801}, "compute.suspend_timeout_seconds must be -1 (never), 0 (the service's "
+                                          "default) or 60 to 604800, got 604801"),
+])
+def test_compute_settings_the_service_refuses_are_named(settings, problem):
+    assert compute_settings_problem(settings, "compute.") == problem
+
+
+EXPIRY = "2030-01-01T00:00:00Z"
+ROOT = {"id": "br-root", "name": "main", "default": True, "protected": False}
+CHILD = {"id": "br-child", "name": "dev", "parent_id": "br-root", "default": False, "protected": False}
+GRANDCHILD = {"id": "br-grand", "name": "pr-1", "parent_id": "br-child", "default": False, "protected": False}
+
+
+@pytest.mark.parametrize("after,current,problem", [
+    (dict(CHILD, expires_at=None, protected=True), CHILD, None),
+    (dict(GRANDCHILD, expires_at=EXPIRY), GRANDCHILD, None),
+    ({"name": "new", "expires_at": EXPIRY}, None, None),
+    ({"name": "new", "expires_at": EXPIRY, "protected": True}, None, "a protected branch cannot have an expiry"),
+    (dict(GRANDCHILD, expires_at=EXPIRY, protected=True), GRANDCHILD, "a protected branch cannot have an expiry"),
+    (dict(ROOT, expires_at=EXPIRY), ROOT, "it is the project's default branch, which cannot have an expiry"),
+    (dict(CHILD, expires_at=EXPIRY), CHILD, "it is the parent of 'pr-1' (br-grand), and a branch with children "
+                                            "cannot have an expiry"),
+])
+def test_expiries_the_service_refuses_are_named_before_sending(after, current, problem):
+    found = branch_problem(after, current, [ROOT, CHILD, GRANDCHILD])
+    assert (found is None) if problem is None else found.startswith(problem)
+
+
+def test_a_branch_cannot_be_made_from_an_expiring_parent():
+    assert parent_problem(None) is None and parent_problem(CHILD) is None
+    assert parent_problem(dict(CHILD, expires_at=EXPIRY)) == (
+        "its parent 'dev' (br-child) expires (expires_at %s), and an expiring branch cannot be a parent" % EXPIRY)
