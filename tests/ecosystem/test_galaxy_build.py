@@ -8,10 +8,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import os
 import sys
 import tarfile
 
-from neon_testing import ansible_env, galaxy_meta, run, tool
+from neon_testing import ROOT, ansible_env, galaxy_meta, run, tool
 
 # Nothing of a developer's machine may end up in the published tarball.
 FORBIDDEN_PARTS = {".venv", ".venvs", ".build", "__pycache__", ".git", ".pytest_cache", ".hypothesis", ".ansible",
@@ -46,6 +47,28 @@ def test_manifest_names_the_collection(collection_tarball):
         manifest = json.load(archive.extractfile("MANIFEST.json"))
     info = manifest["collection_info"]
     assert (info["namespace"], info["name"], info["version"]) == (meta["namespace"], meta["name"], meta["version"])
+
+
+# What each plugin manages, as galaxy.yml's description (Galaxy's summary of the collection) says it.
+# A new module or plugin fails the test below until it is named here and in the description.
+MANAGES = {
+    "modules": {"api_key": "API keys", "api_key_info": "API keys", "auth_info": "API keys", "project": "projects",
+                "projects_info": "projects", "branch": "branches", "branch_info": "branches", "endpoint": "computes",
+                "role": "roles", "database": "databases", "connection_info": "connection strings",
+                "operation_info": "operations", "operation_wait": "operations"},
+    "inventory": {"projects": "inventory"},
+}
+
+
+def test_the_description_names_what_every_module_and_plugin_manages(collection_tarball):
+    with tarfile.open(str(collection_tarball)) as archive:
+        description = json.load(archive.extractfile("MANIFEST.json"))["collection_info"]["description"]
+    for kind, manages in MANAGES.items():
+        plugins = sorted(name[:-3] for name in os.listdir(os.path.join(ROOT, "plugins", kind))
+                         if name.endswith(".py") and not name.startswith("_"))
+        assert sorted(manages) == plugins, "plugins/%s has %s: name what each manages in MANAGES" % (kind, plugins)
+        missing = sorted(set(word for word in manages.values() if word not in description))
+        assert not missing, "galaxy.yml's description does not name %s: %r" % (", ".join(missing), description)
 
 
 def test_installed_tarball_runs_against_the_simulator(collection_tarball, simulator, tmp_path):
