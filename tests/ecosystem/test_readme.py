@@ -2,7 +2,8 @@
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """README.md: its module table lists exactly the modules there are, it links every page of the
-guide, and its relative links (and their #anchors) lead somewhere.
+guide, its relative links (and their #anchors) lead somewhere, and its first steps from a clone
+(build, install, the simulator, an ad hoc command) work as written.
 
 The guide itself (docs/docsite/rst) is checked by the docs sessions: its :ref: links by the Sphinx
 build (warnings are errors), its index and module references by antsibull-docs lint-collection-docs.
@@ -14,11 +15,15 @@ __metaclass__ = type
 
 import os
 import re
+import shlex
+import shutil
+import subprocess
+import time
 import unicodedata
 
 import pytest
 
-from neon_testing import ROOT
+from neon_testing import COPY_IGNORE, ROOT, ansible_env, galaxy_meta, run
 
 README = os.path.join(ROOT, "README.md")
 GUIDE = os.path.join(ROOT, "docs", "docsite", "rst")
@@ -28,6 +33,11 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 MODULE_ROW = re.compile(r"^\|\s*`neon\.cloud\.(\w+)`\s*\|")
 # An RST section title: a line of text, then a line of one punctuation character at least as long.
 RST_UNDERLINE = re.compile(r"^([=\-^~*+#\"'`:.])\1*\s*$")
+FIRST_STEPS = "From a clone, without make or nox"
+# What a copy of the clone for the first steps leaves out besides COPY_IGNORE: caches and builds.
+CLONE_IGNORE = shutil.ignore_patterns(".cache", "*.tar.gz", "build")
+ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+SIMULATOR_START_TIMEOUT = 30  # seconds for the simulator to listen (it takes well under one)
 
 
 def read(path):
@@ -112,3 +122,92 @@ def test_relative_links_resolve():
 ])
 def test_docutils_id(title, anchor):
     assert docutils_id(title) == anchor
+
+
+# --- First steps from a clone ------------------------------------------------------------------
+
+
+def section_commands(title):
+    """The commands (``$ ...`` lines of its code blocks) of README's section ``title``, in order."""
+    commands, inside, fenced = [], False, False
+    for line in read(README).splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        heading = None if fenced else MD_HEADING.match(line)
+        if heading:
+            inside = heading.group(1) == title
+        elif inside and fenced and line.startswith("$ "):
+            commands.append(line[2:])
+    return commands
+
+
+def copy_of_the_clone(target):
+    """This work tree as a fresh clone has it: no virtualenvs, caches, builds or tarballs."""
+    def ignore(directory, names):
+        return set(COPY_IGNORE(directory, names)) | set(CLONE_IGNORE(directory, names))
+
+    shutil.copytree(ROOT, str(target), ignore=ignore)
+    return target
+
+
+def start_simulator(command, clone, env, url_file, logs):
+    """The README's simulator command, on a free port instead of 8080 (which another program may
+    hold): ``--port 0`` with ``--url-file``. Returns the process and the API URL it listens on."""
+    assert "--port 8080" in command, command
+    words = shlex.split(command.replace("--port 8080", "--port 0 --url-file %s" % shlex.quote(str(url_file))))
+    env = dict(env)
+    while ENV_ASSIGNMENT.match(words[0]):
+        name, value = words.pop(0).split("=", 1)
+        env[name] = value
+    with open(str(logs), "w", encoding="utf-8") as log:
+        proc = subprocess.Popen(words, cwd=str(clone), env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + SIMULATOR_START_TIMEOUT
+    while not url_file.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not url_file.exists():
+        proc.kill()
+        proc.wait(timeout=10)
+        pytest.fail("the README's simulator command did not listen (exit %s):\n%s" % (proc.returncode, logs.read_text()))
+    return proc, url_file.read_text().strip()
+
+
+def test_the_first_steps_from_a_clone_work_as_written(tmp_path):
+    """Each command of README's first steps, as written, in a copy of the clone with an empty HOME:
+    the build, the install into $HOME/ansible-collections, ansible-doc and an ad hoc command that find
+    the installed copy through ANSIBLE_COLLECTIONS_PATH, against the simulator started with the
+    one-line command. Left out: pip (the test's Python has requests and Werkzeug, and its virtualenv
+    no pip); changed: the simulator's port 8080, to a free one."""
+    commands = section_commands(FIRST_STEPS)
+    simulator = [command for command in commands if "-m neon_simulator" in command]
+    pip = [command for command in commands if "-m pip install -r requirements.txt" in command]
+    assert len(simulator) == 1 and len(pip) == 1, commands
+    steps = [command for command in commands if command not in simulator + pip]
+    for needed in ("ansible-galaxy collection build", "ansible-galaxy collection install", "ANSIBLE_COLLECTIONS_PATH=",
+                   "ansible-doc neon.cloud.", "NEON_API_URL=http://127.0.0.1:8080/", "ansible localhost -m neon.cloud."):
+        assert [step for step in steps if needed in step], "README's first steps do not run %r: %s" % (needed, steps)
+
+    clone = copy_of_the_clone(tmp_path / "clone")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = ansible_env(tmp_path, HOME=home)
+    sim, url = start_simulator(simulator[0], clone, env, tmp_path / "simulator.url", tmp_path / "simulator.log")
+    try:
+        # each command's output after a line of its own, to tell them apart
+        script = "\n".join("echo '>>> %d'\n%s" % (number, step.replace("http://127.0.0.1:8080/api/v2", url))
+                           for number, step in enumerate(steps))
+        proc = run(["bash", "-euo", "pipefail", "-c", script], cwd=str(clone), env=env, timeout=180)
+    finally:
+        sim.terminate()
+        sim.wait(timeout=30)
+    outputs = dict((steps[int(number)], text) for number, text in re.findall(r"^>>> (\d+)\n(.*?)(?=^>>> |\Z)", proc.stdout, re.S | re.M))
+
+    meta = galaxy_meta()
+    assert (clone / ("%s-%s-%s.tar.gz" % (meta["namespace"], meta["name"], meta["version"]))).is_file()
+    installed = home / "ansible-collections" / "ansible_collections" / meta["namespace"] / meta["name"]
+    assert (installed / "MANIFEST.json").is_file()
+    docs = [text for step, text in outputs.items() if step.startswith("ansible-doc ")]
+    assert len(docs) == 1 and str(installed / "plugins" / "modules") in docs[0], docs
+    adhoc = [text for step, text in outputs.items() if step.startswith("ansible localhost ")]
+    assert len(adhoc) == 1 and adhoc[0].startswith("localhost | SUCCESS => "), adhoc
+    assert '"id": "shiny-river-12345678"' in adhoc[0] and '"failed"' not in adhoc[0], adhoc[0]
