@@ -21,7 +21,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._branches import (
     project_endpoints,
     project_path,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._projects import ProjectReader
 from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import (
     CREATE,

@@ -73,6 +73,8 @@ options:
       - A dict - the same, with these settings for the compute (C(min_cu), C(max_cu), C(suspend_timeout_seconds));
         an existing compute is updated to them.
       - V(false) - no compute is created; an existing one is left alone.
+      - A string that is not a boolean is read as a dict, as Ansible reads a dict option - C(min_cu=0.25 max_cu=1),
+        C(min_cu=0.25, max_cu=1) or a JSON object - so that ad hoc C(-a 'compute="min_cu=0.25 max_cu=1"') works.
     type: raw
     default: true
   reset_from_parent:
@@ -93,7 +95,10 @@ attributes:
     details: Only reads; C(changed) and the diff tell what would be done.
   diff_mode:
     support: full
-    details: Shows the branch's settings and its compute's before and after; never a secret.
+    details:
+      - Shows the branch's settings and its compute's before and after; never a secret.
+      - A reset (O(reset_from_parent)) shows as C(data) - its own before, its parent's latest (data, roles and
+        databases) after.
 seealso:
   - module: neon.cloud.branch_info
   - module: neon.cloud.connection_info
@@ -144,7 +149,9 @@ branch:
   type: dict
   contains:
     id:
-      description: The branch id.
+      description:
+        - The branch id.
+        - Null in check mode for a branch not created yet (the service gives it the id when it makes it).
       type: str
       sample: br-floral-wind-a5090hvr
     name:
@@ -164,7 +171,10 @@ branch:
       type: str
       sample: "2025-01-23T12:00:00Z"
     current_state:
-      description: V(init), V(ready), V(resetting) or V(archived).
+      description:
+        - V(init), V(ready), V(resetting) or V(archived).
+        - With O(wait=true), V(ready) (or V(archived)) on every run, also when the branch was found still being
+          made by an earlier run that timed out or by another run at the same time.
       type: str
       sample: ready
 endpoints:
@@ -175,7 +185,9 @@ endpoints:
   elements: dict
   contains:
     id:
-      description: The compute's id.
+      description:
+        - The compute's id.
+        - Null in check mode for a compute not created yet.
       type: str
       sample: ep-jolly-frost-a57qv4wh
     type:
@@ -183,7 +195,10 @@ endpoints:
       type: str
       sample: read_write
     host:
-      description: The host to connect to.
+      description:
+        - The host to connect to.
+        - Null in check mode for a compute not created yet - the service gives it the host when it makes it, so
+          a playbook that uses it in check mode must allow for that (C(endpoints[0].host | default('', true))).
       type: str
       sample: ep-jolly-frost-a57qv4wh.eu-central-1.aws.neon.tech
     autoscaling_limit_min_cu:
@@ -211,6 +226,7 @@ operations:
   sample: [{"id": "0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c10", "action": "create_branch", "status": "finished"}]
 """
 
+from ansible.module_utils.common.validation import check_type_dict, check_type_float, check_type_int
 from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.neon.cloud.plugins.module_utils._branches import BranchTask
@@ -222,12 +238,31 @@ SETTINGS = ("name", "parent", "parent_timestamp", "parent_lsn", "protected", "ex
 
 
 def compute_option(neon, value):
-    """``compute``: true, false or a dict of compute settings, checked."""
+    """``compute``: true, false or a dict of compute settings, checked. A string that is no boolean (as
+    ``-a 'compute="min_cu=0.25 max_cu=1"'`` gives) is read as Ansible reads a dict option's string:
+    ``k=v k2=v2``, ``k=v, k2=v2`` or a JSON object; a setting given as a string is read as a number."""
+    if isinstance(value, str):
+        try:
+            return boolean(value, strict=True)
+        except TypeError:
+            pass
+        try:
+            value = check_type_dict(value)
+        except TypeError as exc:
+            neon.fail("compute must be true, false or a dict of min_cu, max_cu and suspend_timeout_seconds (in -a: "
+                      "key=value pairs such as compute=\"min_cu=0.25 max_cu=1\", or a JSON object), got %r: %s"
+                      % (value, exc))
     if isinstance(value, dict):
         unknown = sorted(set(value) - set(COMPUTE_OPTIONS))
         if unknown:
             neon.fail("compute takes min_cu, max_cu and suspend_timeout_seconds, not %s" % ", ".join(unknown))
+        value = dict(value)
         for option, types in COMPUTE_OPTIONS.items():
+            if isinstance(value.get(option), str):
+                try:
+                    value[option] = (check_type_float if float in types else check_type_int)(value[option])
+                except TypeError:
+                    pass  # refused below, with the value as given
             if value.get(option) is not None and (type(value[option]) not in types):
                 neon.fail("compute.%s must be a number, got %r" % (option, value[option]))
         return value

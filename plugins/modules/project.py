@@ -23,8 +23,8 @@ description:
     created later.
   - A new project's connection URI, with the default role's password in it, is returned once, in
     RV(connection_uri); it stays in the result even when a later step of the task fails.
-  - A task whose project is as asked sends one request (two with O(compute), three when a read-write compute of
-    another branch differs from O(compute)) and changes nothing.
+  - A task whose project is as asked sends two requests (the project and its newest operations; three with
+    O(compute), four when a read-write compute of another branch differs from O(compute)) and changes nothing.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -67,6 +67,8 @@ options:
   compute:
     description:
       - The default compute settings, for computes created later and for the existing default compute.
+      - Like any dict option, also a string - C(min_cu=0.25 max_cu=1), C(min_cu=0.25, max_cu=1) or a JSON object - as
+        ad hoc C(-a 'compute="min_cu=0.25 max_cu=1"') gives it.
     type: dict
     suboptions:
       min_cu:

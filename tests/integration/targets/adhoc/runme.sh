@@ -108,6 +108,11 @@ echo "ok: check mode created no key"
 adhoc wait 0 -m neon.cloud.operation_wait -a "project_id=$PROJECT_ID timeout=30 poll_interval=0.5"
 check wait 'status == "SUCCESS" and result["failed_operations"] == [] and all(o["status"] in ("finished", "skipped") for o in result["operations"])'
 
+# ---- branch: a dict option (compute) in key=value form, as Ansible's own dict options take it
+# (the JSON form and bad strings are tests/reliability/test_compute_strings.py's)
+adhoc branch_compute 0 -m neon.cloud.branch -a 'project_id='"$PROJECT_ID"' name=adhoc-compute compute="min_cu=0.25 max_cu=1"'
+check branch_compute 'status == "CHANGED" and [(e["type"], e["autoscaling_limit_min_cu"], e["autoscaling_limit_max_cu"]) for e in result["endpoints"]] == [("read_write", 0.25, 1)]'
+
 # ---- failures: exit status 2, the message and the structured error
 adhoc unknown_project 2 -m neon.cloud.operation_info -a "project_id=no-such-project-00000000"
 check unknown_project 'status == "FAILED!" and result["error"]["status"] == 404 and "project not found" in result["msg"]'
@@ -122,7 +127,7 @@ check wrong_key 'result["error"]["status"] == 401 and "missing, invalid or revok
 python - "$out_dir/no_key" <<'PYEOF' || { cat "$out_dir/no_key"; echo "FAIL: no_key" >&2; exit 1; }
 import sys
 out = open(sys.argv[1]).read()
-assert "localhost | FAILED!" in out and "missing required arguments: api_key" in out, out
+assert "localhost | FAILED!" in out and "api_key is required: set the api_key option" in out and "NEON_API_KEY environment variable" in out, out
 PYEOF
 echo "ok: no_key: a missing key is reported"
 
