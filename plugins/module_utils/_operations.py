@@ -8,6 +8,23 @@ shared with everything else the user runs. One operation costs one GET per poll;
 operations of one project cost one page of the operations list per poll (newest first, the
 page sized to reach the oldest one still pending), with single GETs only for operations the
 list did not show.
+
+Faults during a wait. Each poll is a read through the client, which retries a transient fault
+itself (api_retries, api_retry_max_delay). What the poll raises then decides:
+
+- A fault that does not heal (401, 404, an answer of the wrong shape) ends the wait at once.
+- A transient fault that outlasted the client's retries ends the wait at once too, where a read
+  would have failed: no answer at all (connection refused or reset, no answer within api_timeout),
+  and equally an answered one (429 after Retry-After, 500, 502, 503, 504): the client has spent
+  its retry budget on it, and the service that stopped answering usefully may not come back
+  within the wait's timeout, which is meant for operations that take long, not for a dead API
+  (issue 28: a stopped API held a task for the whole 600 s). How long a fault is tolerated is
+  therefore the same for a read and a wait, set by api_retries and api_retry_max_delay.
+  ``WaitOutcome.interrupted`` tells such an end apart: the operations may still be running.
+- HTTP 423 is the exception: the project's operations hold it, which is what the wait waits for,
+  so the next poll asks again until the deadline.
+- A poll whose retries the deadline cut short (the client does not pause past it) is the
+  deadline's doing: the wait times out, naming that fault as ``last_fault``.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -102,6 +119,7 @@ class WaitOutcome:
         self.timed_out = False
         self.error = None  # a NeonAPIError that ended the wait early
         self.last_fault = None  # a transient NeonAPIError of the last poll, kept for the timeout message
+        self.project_id = None  # the project wait_until_idle waited for
 
     @property
     def failed(self):
@@ -111,13 +129,31 @@ class WaitOutcome:
     def pending(self):
         return [operation for operation in self.operations if not has_ended(operation)]
 
+    @property
+    def interrupted(self):
+        """Whether the wait ended because the service stopped answering (a transient fault outlasted
+        the client's retries), not because of what it said: the operations may still be running."""
+        return self.error is not None and bool(self.error.retryable)
+
+    def awaited(self):
+        """What the wait still waited for, for a message: ``operations A, B of project P`` (as
+        neon.cloud.operation_wait takes them up again), or ``the operations of project P``."""
+        by_project = {}
+        for operation in self.pending:
+            by_project.setdefault(operation.get("project_id"), []).append(str(operation.get("id")))
+        if not by_project:
+            return "the operations of project %s" % self.project_id if self.project_id else "the project's operations"
+        return "; ".join("operation%s %s of project %s" % ("s" if len(ids) > 1 else "", ", ".join(ids), project_id)
+                         for project_id, ids in by_project.items())
+
 
 class OperationWaiter:
     """Polls until every target operation has ended or ``timeout`` seconds have passed.
 
-    Deadlines use a monotonic clock. A transient fault (rate limit, lock, gateway error,
-    network) is retried by the client and, past its retries, by the next poll, as long as the
-    deadline allows; any other fault (401, 404, an answer of the wrong shape) ends the wait.
+    Deadlines use a monotonic clock. A poll's fault ends the wait as it would end a read: one that
+    does not heal at once, a transient one (network, rate limit, gateway error) once the client
+    has spent its retries on it; only HTTP 423 (a lock: operations running) is asked again by the
+    next poll, until the deadline (the module docstring says why).
     """
 
     def __init__(self, client, timeout, poll_interval, clock=time.monotonic, sleep=time.sleep, max_poll_interval=None):
@@ -142,6 +178,16 @@ class OperationWaiter:
         if self.started is None:
             self.started = self.clock()
             self.deadline = self.started + self.timeout
+
+    def _ends_wait(self, error):
+        """Whether a poll's NeonAPIError ends the wait now (see the module docstring)."""
+        if not error.retryable or error.ambiguous:
+            return True
+        if error.status == 423:
+            return False  # the project's operations hold it: what the wait waits for
+        # The client stops short of its retries only when the next pause would pass the deadline:
+        # then the deadline ends the wait (a timeout); otherwise its retries were spent, as by a read.
+        return error.attempts > self.client.retries
 
     def _finish(self, targets):
         self.outcome.operations = [self.known.get(target, {"id": target[1], "project_id": target[0]})
@@ -168,7 +214,7 @@ class OperationWaiter:
                     self._poll(pending)
                     self.last_error = None
                 except NeonAPIError as exc:
-                    if not exc.retryable or exc.ambiguous:
+                    if self._ends_wait(exc):
                         self.outcome.error = exc
                         return self._finish(targets)
                     self.last_error = exc
@@ -193,6 +239,7 @@ class OperationWaiter:
     def wait_until_idle(self, project_id):
         """Wait until the project has no operation in progress; returns those it waited for."""
         self._start()
+        self.outcome.project_id = project_id
         waited = []
         while True:
             if waited and self.clock() >= self.deadline:
@@ -200,7 +247,7 @@ class OperationWaiter:
             try:
                 found = list_in_progress(self.client, project_id, self.deadline)
             except NeonAPIError as exc:
-                if not exc.retryable:
+                if self._ends_wait(exc):
                     self.outcome.error = exc
                     return self._finish(waited)
                 if self.clock() >= self.deadline:

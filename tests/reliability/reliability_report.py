@@ -164,6 +164,8 @@ def _group_cell(kind, runs):
             return "healed within the timeout"
         if all(facts["message"].startswith("Timed out") for facts in runs):
             return "times out at %s s, naming the last fault" % rel.WAIT_TIMEOUT
+        if requests and requests > 1:
+            return "fails after %d attempts, as a read does (not at the timeout)" % requests
         return "fails at once"
     if outcome == "healed":
         return "healed after %d retries" % runs[0]["faulty_answers"] if _uniform(
@@ -207,9 +209,11 @@ def render(results):
     add("``ansible-playbook -vvv`` / ``ansible -vvv`` for the secret checks. Connection settings of the matrix:")
     add(":ansopt:`api_retries=%d`, :ansopt:`api_retry_max_delay=%s`, :ansopt:`api_timeout=%s` (:ansval:`%s` for the"
         % (rel.RETRIES, rel.MAX_DELAY, rel.API_TIMEOUT, rel.SLOW_API_TIMEOUT))
-    add("slow-answer fault, which answers after %s s); :ansplugin:`%s` :ansopt:`%s:timeout=%s`," % (
-        rel.SLOW_LATENCY, wait, wait, rel.WAIT_TIMEOUT))
-    add(":ansopt:`%s:poll_interval=%s` when the fault persists." % (wait, rel.WAIT_POLL))
+    add("slow-answer fault, which answers after %s s); :ansplugin:`%s` :ansopt:`%s:poll_interval=%s`," % (
+        rel.SLOW_LATENCY, wait, wait, rel.WAIT_POLL))
+    add(":ansopt:`%s:timeout=%s` (:ansval:`%s` when a %s persists: the wait polls through a lock until its timeout;"
+        % (wait, rel.WAIT_TIMEOUT_LONG, rel.WAIT_TIMEOUT, " or ".join(rel.WAITED_OUT)))
+    add("any other fault ends it as it fails a read, once the client's retries are spent).")
     add("A *transient* fault answers %d requests of the route and then heals; a *persistent* one never does." % (
         rel.TRANSIENT_COUNT))
     add("")

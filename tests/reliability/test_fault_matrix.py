@@ -69,7 +69,7 @@ def test_fault(matrix_sim, auth_key, results, target, fault, mode):
     ctx = {}
     args = rel.connection_args(sim, slow=fault.slow, **target.prepare(sim, ctx))
     if target.kind == "wait":
-        args["timeout"] = rel.WAIT_TIMEOUT if mode == "persistent" else 10
+        args["timeout"] = rel.wait_timeout(fault.id, mode)
     keys_before = sim.keys()
     sim.clear_requests()
     sim.add_fault(method=target.method, path=target.path,

@@ -220,13 +220,15 @@ def test_operation_wait_ends_within_its_timeout_and_one_api_timeout(server, clea
     body = json.dumps({"operation": operation}).encode()
     srv = server(lambda request: Reply(200, body, mode="trickle_body", chunk=1, every=0.3), trickle_limit=40)
     started = time.monotonic()
+    # api_retries 5: more attempts than fit in the timeout, so the deadline ends the wait (with api_retries 1, the
+    # client's two attempts would end it first, as they end a read: tests/reliability/test_dead_api.py)
     result = run("operation_wait", srv.url, project_id=PROJECT["id"], operation_ids=[OPERATION_ID], timeout=2,
-                 poll_interval=0.5, api_timeout=1)
+                 poll_interval=0.5, api_timeout=1, api_retries=5)
     elapsed = time.monotonic() - started
     assert result.failed and result.msg.startswith("Timed out after 2.0 s"), result.describe()
     assert result.result["elapsed"] <= 3.0 + 0.5
     assert elapsed < 10, elapsed
-    record(results, "operation_wait against trickled polls", "timeout 2, api_timeout 1; each poll answer trickles",
+    record(results, "operation_wait against trickled polls", "timeout 2, api_timeout 1, api_retries 5; each poll answer trickles",
            "timed out within timeout + one api_timeout")
 
 

@@ -208,16 +208,18 @@ def test_wait_never_outlasts_timeout_plus_one_request(sim, results, fault):
     assert run.result["elapsed"] <= 1.2 + 0.5 and wall <= 1.2 + 0.5 + 0.2, (run.result["elapsed"], wall)
 
 
-def test_wait_survives_more_faults_than_one_poll_retries(sim, results):
+def test_a_fault_that_outlasts_one_poll_s_retries_ends_the_wait_as_it_fails_a_read(sim, results):
     project = sim.create_project(name=rel.unique_name("rel-project"))
     operation = sim.start_operations(project["id"], action="apply_config", duration=0.3)[0]
     sim.add_fault(method="GET", path=OPS + "/*", status=503, count=6)
     run = rel.run_module("operation_wait", rel.connection_args(
         sim, project_id=project["id"], operation_ids=[operation["id"]], api_retries=1, poll_interval=0.1, timeout=10))
     polls = _route(sim, "GET", "/api/v2/projects/%s/operations/%s" % (project["id"], operation["id"]))
-    _record(results, "operation_wait, 6 x 503 with api_retries 1 (3 polls fail)", run)
-    assert run.rc == 0 and run.result["operations"][0]["status"] == "finished", run.describe()
-    assert [entry["status"] for entry in polls][:7] == [503] * 6 + [200]
+    _record(results, "operation_wait, 6 x 503 with api_retries 1 (the first poll's 2 attempts end the wait)", run)
+    assert run.failed and run.msg.startswith("GET /projects/%s/operations/%s failed: HTTP 503: " % (
+        project["id"], operation["id"])), run.describe()
+    assert "; gave up after 2 attempts over " in run.msg and not run.msg.startswith("Timed out"), run.msg
+    assert [entry["status"] for entry in polls] == [503, 503]  # no poll after the client's retries
 
 
 def test_wait_that_ends_badly_names_the_operation(sim):

@@ -26,6 +26,17 @@ from ansible_collections.neon.cloud.plugins.module_utils._operations import (
 )
 from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import FakeClock, make_client, make_response, operation
 
+# The client's pauses between its attempts are at most 0.5, 1, 2, 4, 8 s (api_retries 5, _client.backoff_delay).
+BACKOFF_CEILINGS = (0.5, 1, 2, 4, 8)
+
+
+def connection_refused():
+    return requests.exceptions.ConnectionError("NewConnectionError('[Errno 111] Connection refused')")
+
+
+def connection_reset():
+    return requests.exceptions.ConnectionError("('Connection aborted.', RemoteDisconnected('Remote end closed connection'))")
+
 
 class OpsService:
     """Projects' operations whose status follows a timeline of (seconds after start, status)."""
@@ -35,7 +46,8 @@ class OpsService:
         self.start = clock()
         self.operations = {}  # project_id -> [(number, timeline, hidden)]
         self.faults = []  # answers (or exceptions) given before the service answers again
-        self.log = []  # ("list" | "get", project_id, operation_id or params)
+        self.down_after = None  # requests answered before the service stops: every later one is refused
+        self.log = []  # ("list" | "get" | "fault" | "refused", project_id, operation_id or params)
 
     def add(self, project_id, number, timeline, hidden=False):
         """``timeline``: a status, or [(t, status)] where status None means "not started yet"."""
@@ -69,6 +81,9 @@ class OpsService:
         parts = urlsplit(request.url)
         segments = [unquote(segment) for segment in parts.path.split("/")[3:]]
         query = dict((key, values[0]) for key, values in parse_qs(parts.query).items())
+        if self.down_after is not None and len(self.log) >= self.down_after:
+            self.log.append(("refused", segments, query))
+            return connection_refused()
         if self.faults:
             self.log.append(("fault", segments, query))
             return self.faults.pop(0)
@@ -263,9 +278,10 @@ def test_timeout_returns_the_last_known_operations():
     make_response(423, {"message": "project already has running conflicting operations"}),
     make_response(502, raw=b"<html>bad gateway</html>"),
     requests.exceptions.ReadTimeout("read timed out"),
+    connection_refused(),
 ])
-def test_transient_faults_are_survived_within_the_deadline(fault):
-    clock, service, client = setup(retries=0)
+def test_transient_faults_are_survived_within_the_client_s_retries(fault):
+    clock, service, client = setup(retries=3)
     target = service.add("p-1", 1, [(0, "running"), (7, "finished")])
     service.faults = [fault, fault, fault]
     outcome = OperationWaiter(client, timeout=60, poll_interval=5, clock=clock, sleep=clock.sleep).wait_for([target])
@@ -274,14 +290,82 @@ def test_transient_faults_are_survived_within_the_deadline(fault):
     assert service.kinds()[:3] == ["fault"] * 3
 
 
-def test_faults_until_the_timeout_are_reported_as_the_last_fault():
+@pytest.mark.parametrize("how, down_after, answered", [
+    ("wait_for", 1, ["get"]),  # the first poll saw it running, then the API stopped
+    ("wait_for_started", 0, []),  # as a change waits: the answer showed it running, the first poll is refused
+    ("wait_until_idle", 1, ["list"]),  # listed in progress, then the API stopped
+    ("wait_until_idle", 0, []),  # not even listed
+], ids=["wait_for", "wait_for-started", "wait_until_idle-listed", "wait_until_idle-unlisted"])
+def test_an_api_that_stops_answering_ends_the_wait_after_the_client_s_retries_not_at_the_timeout(how, down_after, answered):
+    clock, service, client = setup(cost=0.1, retries=5, retry_max_delay=30.0)
+    target = service.add("p-1", 1, "running")  # never ends
+    service.down_after = down_after
+    waiter = OperationWaiter(client, timeout=600, poll_interval=0.5, clock=clock, sleep=clock.sleep, max_poll_interval=5)
+    if how == "wait_until_idle":
+        outcome = waiter.wait_until_idle("p-1")
+    elif how == "wait_for_started":
+        outcome = waiter.wait_for([target], started=[operation(1, status="running")])
+    else:
+        outcome = waiter.wait_for([target])
+    assert outcome.error is not None and not outcome.timed_out
+    # as a read fails: the client's own 1 + 5 attempts, then the error; no further poll
+    assert service.kinds() == answered + ["refused"] * 6
+    assert outcome.error.status is None and outcome.error.problem.startswith("could not connect (")
+    assert "Connection refused" in outcome.error.problem
+    assert outcome.error.attempts == 6 and outcome.requests == len(answered) + 6
+    assert outcome.interrupted
+    # the last known state comes back: still running (or, never listed, nothing known)
+    assert [(item["id"], item.get("status")) for item in outcome.pending] == (
+        [] if how == "wait_until_idle" and not answered else [("op-0001", "running")])
+    # one pause and the client's backoff: seconds, where the timeout was 600
+    assert outcome.elapsed <= 0.5 + sum(BACKOFF_CEILINGS) + outcome.requests * 0.1 + 1e-9
+
+
+@pytest.mark.parametrize("fault", [
+    make_response(503, raw=b""),
+    make_response(429, {"message": "rate limited"}, headers={"Retry-After": "3"}),
+    make_response(502, raw=b"<html>bad gateway</html>"),
+    make_response(504, {"message": "gateway timeout"}),
+    requests.exceptions.ReadTimeout("read timed out"),
+    connection_reset(),
+], ids=["503", "429-retry-after", "502-html", "504", "read-timeout", "reset"])
+@pytest.mark.parametrize("idle", [False, True], ids=["wait_for", "wait_until_idle"])
+def test_a_poll_that_spends_the_client_s_retries_on_a_transient_fault_ends_the_wait_as_a_read_would(fault, idle):
     clock, service, client = setup(retries=2, retry_max_delay=2.0)
+    target = service.add("p-1", 1, [(0, "running"), (40, "finished")])
+    service.faults = [fault] * 3
+    waiter = OperationWaiter(client, timeout=60, poll_interval=5, clock=clock, sleep=clock.sleep)
+    outcome = waiter.wait_until_idle("p-1") if idle else waiter.wait_for([target])
+    assert outcome.error is not None and not outcome.timed_out
+    assert outcome.error.attempts == 3 and service.kinds() == ["fault"] * 3
+    assert outcome.interrupted and outcome.last_fault is None
+    assert clock() - service.start < 10  # the client's backoff, not the 60 s timeout
+
+
+def test_a_lock_past_the_client_s_retries_is_waited_out():
+    """423: the project's operations hold it, which is what the wait waits for: the next poll asks again."""
+    clock, service, client = setup(retries=0)
+    target = service.add("p-1", 1, [(0, "running"), (7, "finished")])
+    service.faults = [make_response(423, {"message": "project already has running conflicting operations"})] * 3
+    outcome = OperationWaiter(client, timeout=60, poll_interval=5, clock=clock, sleep=clock.sleep).wait_for([target])
+    assert outcome.error is None and not outcome.timed_out
+    assert outcome.operations[0]["status"] == "finished"
+    assert service.kinds() == ["fault"] * 3 + ["get"]
+
+
+@pytest.mark.parametrize("fault, retries", [
+    (make_response(423, {"message": "project already has running conflicting operations"}), 2),
+    # 5 retries 8 s apart cannot fit in 20 s: the deadline, not the client's retries, ends each poll
+    (make_response(503, {"message": "unavailable"}, headers={"Retry-After": "8"}), 5),
+], ids=["423", "503-cut-by-the-deadline"])
+def test_faults_until_the_timeout_are_reported_as_the_last_fault(fault, retries):
+    clock, service, client = setup(retries=retries, retry_max_delay=30.0)
     target = service.add("p-1", 1, "running")
-    service.faults = [make_response(503, {"message": "unavailable"})] * 1000
+    service.faults = [fault] * 1000
     outcome = OperationWaiter(client, timeout=20, poll_interval=5, clock=clock, sleep=clock.sleep).wait_for([target])
     assert outcome.timed_out
     assert outcome.error is None
-    assert "HTTP 503: unavailable" in str(outcome.last_fault)
+    assert "HTTP %s: " % fault.status_code in str(outcome.last_fault)
     assert outcome.operations == [{"id": "op-0001", "project_id": "p-1"}]
     assert clock() - service.start <= 20 + 0.1 + 1e-9
 
