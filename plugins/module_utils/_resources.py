@@ -319,8 +319,12 @@ class ResourceTask:
 
     def _judge(self, outcome, what):
         if outcome.error is not None:
-            raise self.failure("%s, but waiting for its operations failed: %s" % (what, outcome.error.describe()),
-                               outcome.error)
+            message = "%s, but waiting for its operations failed: %s" % (what, outcome.error.describe())
+            if outcome.interrupted:  # the API stopped answering (_operations.py): the change may still be under way
+                message += (". The change was sent and may still be running on the service: once the API answers, "
+                            "wait for %s with neon.cloud.operation_wait, or run the task again (it finds what was "
+                            "made and waits for it; a restart or a password reset is done again)" % outcome.awaited())
+            raise self.failure(message, outcome.error)
         failed = outcome.failed
         if failed:
             raise self.failure("%s, but %d of its %d operations ended badly: %s" % (

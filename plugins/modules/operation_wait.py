@@ -18,7 +18,9 @@ description:
   - "Polling spends the account's request budget (about 700 requests a minute, shared with the console and
     every other job): one operation costs one request per poll; several operations of one project cost one
     page of the project's operation list per poll, whatever their number."
-  - Rate limits, locks, gateway errors and network faults during the wait are retried until O(timeout).
+  - A poll that meets a fault is retried as any request is (O(api_retries)); a fault that outlasts those retries
+    (the API stopped answering, or keeps answering 429 or 5xx) ends the wait at once with that error, as a read
+    would, rather than holding the task until O(timeout). HTTP 423 (locked) is polled through until O(timeout).
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
