@@ -436,8 +436,10 @@ _ID_AFTER = {"projects": "{p}", "branches": "{b}", "endpoints": "{e}", "operatio
 # (label, floor without polls, waits, how the floor is reasoned)
 PROVISIONING_FLOORS = {
     "project_create": (2, 1, "list projects by name (1), POST /projects (1), then the wait"),
-    "project_unchanged": (1, 0, "list projects by name (1)"),
-    "project_unchanged_compute": (2, 0, "list projects by name (1), list its computes to compare the settings (1)"),
+    "project_unchanged": (1, 1, "list projects by name (1), then one read of the project's newest operations, to "
+                                "know none still runs (a project has no state that tells)"),
+    "project_unchanged_compute": (2, 1, "list projects by name (1), list its computes to compare the settings (1), "
+                                        "one read of the project's newest operations"),
     "project_absent_gone": (1, 0, "list projects by name (1)"),
     "project_delete": (2, 0, "list projects by name (1), DELETE (1); the answer starts no operations"),
     "branch_create": (4, 1, "list branches (1), POST with the compute (1), the wait, then read the branch and its "
@@ -454,12 +456,14 @@ PROVISIONING_FLOORS = {
     "connection_info_defaults": (4, 0, "list branches for the default branch's id (1), its roles (1), its databases "
                                        "(1), GET connection_uri (1)"),
     "role_create": (3, 1, "list branches for the branch's id (1), its roles (1), POST (1), then the wait"),
-    "role_unchanged": (2, 0, "list branches (1), the branch's roles (1)"),
+    "role_unchanged": (2, 1, "list branches (1), the branch's roles (1), one read of the project's newest "
+                             "operations, to know none still runs on the branch (a role has no state that tells)"),
     "role_reset": (3, 1, "list branches (1), the branch's roles (1), POST reset_password (1), then the wait"),
     "database_create": (3, 1, "list branches (1), the branch's databases (1), POST (1), then the wait; the service "
                               "checks the owner itself (the task reads the roles to refuse a missing owner before "
                               "any change: one above)"),
-    "database_unchanged": (2, 0, "list branches (1), the branch's databases (1)"),
+    "database_unchanged": (2, 1, "list branches (1), the branch's databases (1), one read of the project's newest "
+                                 "operations (as for a role)"),
     "database_owner": (3, 1, "list branches (1), the branch's databases (1), PATCH (1), then the wait (the owner check "
                              "is one above, as for a create)"),
     "endpoint_unchanged": (2, 0, "list branches (1), the branch's computes (1)"),
