@@ -15,8 +15,8 @@ import textwrap
 
 import pytest
 
-from ecosystem_support import (AWX_NAME_PATTERN, CREDENTIAL_TYPE_FILE, SECRET_MASK, load_credential_type,
-                               render_credential_env)
+from ecosystem_support import (AWX_NAME_PATTERN, CREDENTIAL_TYPE_FILE, FAKE_AWX_RECORD_ENV, SECRET_MASK,
+                               fake_awx_calls, fake_awx_collection, load_credential_type, render_credential_env)
 from neon_testing import ROOT, ansible_env, link_collection, run, tool
 
 LIVE_API_URL = "https://console.neon.tech/api/v2"
@@ -79,31 +79,10 @@ def test_the_key_is_not_changed_by_rendering():
     assert env["NEON_API_KEY"] == odd
 
 
-FAKE_MODULE = """#!/usr/bin/python
-# WANT_JSON
-# A stand-in for the awx.awx module of the same name: records its arguments.
-import json
-import os
-import sys
-
-with open(sys.argv[1]) as handle:
-    args = json.load(handle)
-record = {"module": %r, "args": dict((k, v) for k, v in args.items() if not k.startswith("_ansible"))}
-with open(os.environ["FAKE_AWX_RECORD"], "a") as handle:
-    handle.write(json.dumps(record) + "\\n")
-print(json.dumps({"changed": True}))
-"""
-
-
 @pytest.fixture
 def fake_awx(tmp_path):
     """A collections path holding a fake awx.awx whose modules only record their arguments."""
-    base = tmp_path / "collections"
-    modules = base / "ansible_collections" / "awx" / "awx" / "plugins" / "modules"
-    modules.mkdir(parents=True)
-    for name in ("credential_type", "credential"):
-        (modules / (name + ".py")).write_text(FAKE_MODULE % name)
-    return base
+    return fake_awx_collection(tmp_path / "collections")
 
 
 GUIDE = os.path.join(ROOT, "docs", "docsite", "rst", "awx.rst")
@@ -129,10 +108,10 @@ def run_awx_playbook(tmp_path, collections_path, *extra_args, **env):
     playbook = tmp_path / "awx_credential_type.yml"
     playbook.write_text(guide_playbook())
     record = tmp_path / "record.jsonl"
-    environment = ansible_env(tmp_path, collections_path=collections_path, FAKE_AWX_RECORD=record, **env)
+    env[FAKE_AWX_RECORD_ENV] = record
+    environment = ansible_env(tmp_path, collections_path=collections_path, **env)
     proc = run([tool("ansible-playbook"), str(playbook)] + list(extra_args), cwd=str(tmp_path), env=environment)
-    calls = [json.loads(line) for line in record.read_text().splitlines()] if record.exists() else []
-    return proc, calls
+    return proc, fake_awx_calls(record)
 
 
 def test_playbook_registers_the_type_verbatim(tmp_path, fake_awx):
