@@ -162,7 +162,7 @@ class CatalogTask:
         """
         return self.task.run(self._present, options, before_change, on_answer, on_found)
 
-    def _present(self, options, before_change, on_answer, on_found):
+    def _present(self, options, before_change, on_answer, on_found, settle=True):
         self._locate()
         description, key = self.kind.description, self.kind.description.key
         current = self.find()
@@ -171,7 +171,7 @@ class CatalogTask:
             raise self.task.failure(plan.reason)
         before, after = description.shown(current), description.shown(planned(current, plan))
         if plan.action == NOTHING:
-            if self.task.settle(self.project_id, "%s has operations still running on its branch" % self.label,
+            if settle and self.task.settle(self.project_id, "%s has operations still running on its branch" % self.label,
                                 unsettled=None if branch_settled(self.branch) else True, branch_id=self.branch["id"]):
                 current = self.find() or current  # what a timed-out or an overlapping run left being made
             return self.task.with_diff(self.task.result(**{key: current}), before, after)
@@ -273,7 +273,9 @@ class RoleTask(CatalogTask):
 
     def _role_present(self, reset_password, reveal_password):
         self.reset_asked = reset_password
-        result = self._present({}, None, lambda data: self.keep_password(data, "created"), self._found)
+        # A reset waits for what runs on the branch itself (423), so the role is waited for only when none follows.
+        result = self._present({}, None, lambda data: self.keep_password(data, "created"), self._found,
+                               settle=not reset_password)
         resetting = reset_password and self.password_from != "created"
         if resetting and "diff" in result:
             # The password itself is never in a diff: only that it changes.
