@@ -198,7 +198,7 @@ class Report:
         return grid_table(header, self.rows)
 
     def imports_table(self, data):
-        header = ("Imported", "total", "collection's own code (compile + run)", "``_client.py`` (compile + run)")
+        header = ("Imported", "total", "collection's own code (compile + run)", "``_api/client.py`` (compile + run)")
         rows = []
         for label, samples in data.items():
             own, client = median(samples, "own"), median(samples, "client")

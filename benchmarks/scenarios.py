@@ -69,7 +69,7 @@ CONNECTIONS = ConnectionCounter()
 
 def with_client(sim, work):
     """(``work(client)``, the requests it made) with a fresh client of the collection."""
-    from ansible_collections.neon.cloud.plugins.module_utils._client import NeonClient
+    from ansible_collections.neon.cloud.plugins.module_utils._api.client import NeonClient
 
     client = NeonClient(sim.api_key, api_url=sim.api_url)
     try:
@@ -87,8 +87,8 @@ def _timed(function):
 # ---------------------------------------------------------------------- 1. paging
 def paging(sim, runs, total=10000, log=print):
     """List ``total`` operations of one project: the collection's collect() vs a plain loop."""
-    from ansible_collections.neon.cloud.plugins.module_utils._operations import operations_path
-    from ansible_collections.neon.cloud.plugins.module_utils._paging import OPERATIONS_PAGE_MAX, collect
+    from ansible_collections.neon.cloud.plugins.module_utils._api.operations import operations_path
+    from ansible_collections.neon.cloud.plugins.module_utils._api.paging import OPERATIONS_PAGE_MAX, collect
 
     CONNECTIONS.install()
     page = OPERATIONS_PAGE_MAX  # what operation_info asks unless page_size is given
@@ -163,9 +163,9 @@ def _operation_specs(rng, count, spread):
 
 def waiting(sim, runs, count=200, spread=20.0, poll_interval=2.0, timeout=90.0, log=print):
     """Wait for ``count`` operations of one project: OperationWaiter vs one GET per op per poll."""
-    from ansible_collections.neon.cloud.plugins.module_utils._client import NeonClient
-    from ansible_collections.neon.cloud.plugins.module_utils._operations import OperationWaiter
-    from ansible_collections.neon.cloud.plugins.module_utils._paging import OPERATIONS_PAGE_MAX
+    from ansible_collections.neon.cloud.plugins.module_utils._api.client import NeonClient
+    from ansible_collections.neon.cloud.plugins.module_utils._api.operations import OperationWaiter
+    from ansible_collections.neon.cloud.plugins.module_utils._api.paging import OPERATIONS_PAGE_MAX
 
     CONNECTIONS.install()
     samples = {"neon": [], "naive": []}
@@ -302,16 +302,16 @@ KEY_CASES = (
 
 
 def _ensure_present(client, name, options):
-    from ansible_collections.neon.cloud.plugins.module_utils._api_keys import KeyStore
-    from ansible_collections.neon.cloud.plugins.module_utils._key_lifecycle import KeyTask
+    from ansible_collections.neon.cloud.plugins.module_utils._keys.api_keys import KeyStore
+    from ansible_collections.neon.cloud.plugins.module_utils._keys.lifecycle import KeyTask
 
     return KeyTask(KeyStore(client)).ensure_present(name, **options)
 
 
 def keys(sim, log=print):
     """Request counts of key tasks against the simulator (deterministic: one run each)."""
-    from ansible_collections.neon.cloud.plugins.module_utils._api_keys import KeyStore
-    from ansible_collections.neon.cloud.plugins.module_utils._key_plan import unused_for
+    from ansible_collections.neon.cloud.plugins.module_utils._keys.api_keys import KeyStore
+    from ansible_collections.neon.cloud.plugins.module_utils._keys.plan import unused_for
 
     rows = []
     for number, (label, ceiling, setup, options) in enumerate(KEY_CASES):
@@ -342,7 +342,7 @@ def inventory(sim, collection, runs, total=10000, organizations=4, log=print):
     """Every project a personal key reaches, across several organizations: the collection's listing
     (what the neon.cloud.projects inventory plugin runs) against a plain requests loop over the same
     pages, and ansible-inventory --list from the API and from its cache."""
-    from ansible_collections.neon.cloud.plugins.module_utils._project_inventory import reachable_projects
+    from ansible_collections.neon.cloud.plugins.module_utils._account.inventory import reachable_projects
 
     per_org = total // organizations
     for number in range(organizations):
@@ -686,7 +686,7 @@ def _importtime(module, collection):
         cumulative.setdefault(name, cumulative_us)
         if name.startswith("ansible_collections.neon.cloud.plugins."):
             own_self += self_us
-        if name == "ansible_collections.neon.cloud.plugins.module_utils._client":
+        if name == "ansible_collections.neon.cloud.plugins.module_utils._api.client":
             client_self = self_us
     return {"total": cumulative.get(module, 0) / 1000.0, "own": own_self / 1000.0, "client": client_self / 1000.0}
 
@@ -702,7 +702,7 @@ def imports(collection, runs, log=print):
                 ("requests (alone)", "requests"),
                 ("ansible.module_utils.basic (alone)", "ansible.module_utils.basic"),
                 ("shared client `_client` (alone, with requests)",
-                 "ansible_collections.neon.cloud.plugins.module_utils._client")]
+                 "ansible_collections.neon.cloud.plugins.module_utils._api.client")]
     result = {}
     for label, module in targets:
         _importtime(module, collection)  # warm-up (disk cache)

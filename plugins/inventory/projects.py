@@ -119,14 +119,14 @@ else:  # ansible-core 2.19+: data is never templated unless trusted, and marking
     def untrusted(value):
         return value
 
-from ansible_collections.neon.cloud.plugins.module_utils._client import HAS_REQUESTS, PathParameterError
-from ansible_collections.neon.cloud.plugins.module_utils._connection import (
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import HAS_REQUESTS, PathParameterError
+from ansible_collections.neon.cloud.plugins.module_utils._api.connection import (
     ConnectionOptionError,
     check_options,
     make_client,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure
-from ansible_collections.neon.cloud.plugins.module_utils._project_inventory import reachable_projects
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._account.inventory import reachable_projects
 
 CONNECTION_OPTIONS = ("api_key", "api_url", "api_timeout", "api_retries", "api_retry_max_delay",
                       "api_allow_plain_http", "validate_certs", "ca_path")

@@ -19,13 +19,13 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
-from ansible_collections.neon.cloud.plugins.module_utils._client import (
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import (
     DEFAULT_API_URL,
     HAS_REQUESTS,
     REQUESTS_IMPORT_ERROR,
     PathParameterError,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._connection import (
+from ansible_collections.neon.cloud.plugins.module_utils._api.connection import (
     API_KEY_ENV,
     API_URL_ENV,
     CA_PATH_ENV,
@@ -34,9 +34,9 @@ from ansible_collections.neon.cloud.plugins.module_utils._connection import (
     make_client,
     url_credentials,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure
 from ansible_collections.neon.cloud.plugins.module_utils._resources import ResourceTask
-from ansible_collections.neon.cloud.plugins.module_utils._text import SecretScrubber, one_line
+from ansible_collections.neon.cloud.plugins.module_utils._api.redaction import SecretScrubber, one_line
 
 OPERATION_ID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 # Result fields that carry our sentences and excerpts of answers: always scrubbed on the way out.

@@ -270,8 +270,8 @@ reason:
   sample: the newest key (id 165431) was 31 days old, and max_age_days is 30; keep=2 leaves the newest 2 keys
 """
 
-from ansible_collections.neon.cloud.plugins.module_utils._api_keys import KEY_NAME_MAX, PROJECT_ID_PATTERN, KeyStore
-from ansible_collections.neon.cloud.plugins.module_utils._key_lifecycle import KeyTask
+from ansible_collections.neon.cloud.plugins.module_utils._keys.api_keys import KEY_NAME_MAX, PROJECT_ID_PATTERN, KeyStore
+from ansible_collections.neon.cloud.plugins.module_utils._keys.lifecycle import KeyTask
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 
 

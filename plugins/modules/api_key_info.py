@@ -141,8 +141,8 @@ api_keys:
 
 import time
 
-from ansible_collections.neon.cloud.plugins.module_utils._api_keys import KeyStore
-from ansible_collections.neon.cloud.plugins.module_utils._key_plan import PlanError, unused_for, with_ages
+from ansible_collections.neon.cloud.plugins.module_utils._keys.api_keys import KeyStore
+from ansible_collections.neon.cloud.plugins.module_utils._keys.plan import PlanError, unused_for, with_ages
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 
 

@@ -97,7 +97,7 @@ organizations:
       sample: scale
 """
 
-from ansible_collections.neon.cloud.plugins.module_utils._identity import describe_key
+from ansible_collections.neon.cloud.plugins.module_utils._account.identity import describe_key
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 
 

@@ -162,8 +162,8 @@ cursor:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._operations import get_operation, list_operations
-from ansible_collections.neon.cloud.plugins.module_utils._paging import OPERATIONS_PAGE_MAX
+from ansible_collections.neon.cloud.plugins.module_utils._api.operations import get_operation, list_operations
+from ansible_collections.neon.cloud.plugins.module_utils._api.paging import OPERATIONS_PAGE_MAX
 
 FIELD_FILTERS = ("status", "action", "branch_id", "endpoint_id")
 

@@ -144,7 +144,7 @@ requests:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._operations import OperationWaiter, describe_operation
+from ansible_collections.neon.cloud.plugins.module_utils._api.operations import OperationWaiter, describe_operation
 
 
 def targets_from(neon):

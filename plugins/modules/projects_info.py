@@ -161,7 +161,7 @@ org_id:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._projects import ProjectReader
+from ansible_collections.neon.cloud.plugins.module_utils._account.projects import ProjectReader
 
 
 def run(neon):

@@ -24,8 +24,8 @@ KEY = "k" * 20 + "0123456789abcdefghijklmnopqrstuvwxyz0123456789ab"  # 64 charac
 
 
 def module_env_names():
-    """The env variables the modules and the inventory plugin read (plugins/module_utils/_connection.py)."""
-    with open(os.path.join(ROOT, "plugins", "module_utils", "_connection.py"), encoding="utf-8") as handle:
+    """The env variables the modules and the inventory plugin read (plugins/module_utils/_api/connection.py)."""
+    with open(os.path.join(ROOT, "plugins", "module_utils", "_api", "connection.py"), encoding="utf-8") as handle:
         text = handle.read()
     key = re.search(r'^API_KEY_ENV = "([A-Z_]+)"', text, re.MULTILINE).group(1)
     url = re.search(r'^API_URL_ENV = "([A-Z_]+)"', text, re.MULTILINE).group(1)

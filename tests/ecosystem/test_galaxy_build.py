@@ -20,7 +20,7 @@ FORBIDDEN_PARTS = {".venv", ".venvs", ".build", "__pycache__", ".git", ".pytest_
 FORBIDDEN_PATHS = ("tests/output",)
 FORBIDDEN_SUFFIXES = (".pyc", ".tar.gz", ".retry")
 REQUIRED = ("MANIFEST.json", "FILES.json", "README.md", "meta/runtime.yml", "meta/execution-environment.yml",
-            "requirements.txt", "plugins/modules/api_key.py", "plugins/module_utils/_client.py",
+            "requirements.txt", "plugins/modules/api_key.py", "plugins/module_utils/_api/client.py",
             "plugins/doc_fragments/api.py", "docs/docsite/extra-docs.yml", "docs/docsite/links.yml",
             "docs/docsite/rst/authentication.rst", "extensions/awx/credential_type.yml")
 

@@ -6,7 +6,7 @@ starts them: each run is a module process of its own. A barrier in the simulator
 key listing of each run when it arrives and holds the answers until all runs have theirs, so every
 run lists before any creates: they provably overlap, whatever the speed of the machine.
 
-What overlapping runs leave behind is our logic (module_utils/_key_plan.py), not ansible-core's:
+What overlapping runs leave behind is our logic (module_utils/_keys/plan.py), not ansible-core's:
 it is tested here, once. The api_key integration target keeps one representative overlap (four
 `present` runs as async tasks) on the oldest and the newest ansible-core.
 """

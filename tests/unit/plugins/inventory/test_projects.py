@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The inventory plugin neon.cloud.projects: what a key reaches (_project_inventory.py) against a
+"""The inventory plugin neon.cloud.projects: what a key reaches (_account/inventory.py) against a
 fake of the service's routes, and the plugin's hosts, variables, filters and cache against a
 real InventoryData. The integration target inventory_projects runs it through ansible-inventory."""
 
@@ -25,9 +25,9 @@ from ansible_collections.neon.cloud.plugins.inventory.projects import (
     key_digest,
     variable_name,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError
-from ansible_collections.neon.cloud.plugins.module_utils._project_inventory import reachable_projects
-from ansible_collections.neon.cloud.plugins.module_utils._text import SecretScrubber
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
+from ansible_collections.neon.cloud.plugins.module_utils._account.inventory import reachable_projects
+from ansible_collections.neon.cloud.plugins.module_utils._api.redaction import SecretScrubber
 
 KEY = "k" * 20 + "0123456789abcdefghijklmnopqrstuvwxyz0123456789ab"
 

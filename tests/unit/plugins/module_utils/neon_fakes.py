@@ -20,7 +20,7 @@ import urllib3
 from requests.adapters import BaseAdapter
 from requests.structures import CaseInsensitiveDict
 
-from ansible_collections.neon.cloud.plugins.module_utils._client import NeonClient
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import NeonClient
 
 BASE_URL = "https://api.test/api/v2"
 

@@ -10,10 +10,10 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
+from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._catalog import DATABASE, ROLE, owned_by, without_password
 from ansible_collections.neon.cloud.plugins.module_utils._computes import after_state, choose_endpoint, run_change
-from ansible_collections.neon.cloud.plugins.module_utils._errors import UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import CREATE, NOTHING, UPDATE, Refusal, decide
 
 READ_WRITE = {"id": "ep-rw", "type": "read_write", "current_state": "active"}

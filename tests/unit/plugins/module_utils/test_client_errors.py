@@ -11,12 +11,12 @@ import json
 
 import pytest
 
-from ansible_collections.neon.cloud.plugins.module_utils._client import (
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import (
     BODY_EXCERPT_CHARS,
     NeonAPIError,
     api_path,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._transport import check_api_url as validate_api_url
+from ansible_collections.neon.cloud.plugins.module_utils._api.transport import check_api_url as validate_api_url
 from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import make_client, make_response, queue_handler
 
 OPERATION_PATH = api_path("projects", "p-1", "operations", "abc")

@@ -13,7 +13,7 @@ import time
 import pytest
 import requests
 
-from ansible_collections.neon.cloud.plugins.module_utils._client import (
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import (
     NeonAPIError,
     backoff_delay,
     parse_retry_after,

@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from ansible_collections.neon.cloud.plugins.module_utils._client import NeonAPIError, NeonClient, api_path, query_string
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import NeonAPIError, NeonClient, api_path, query_string
 
 CURSOR = "2025-01-16T21:02:04.214837+00:00"
 ENCODED_CURSOR = "2025-01-16T21%3A02%3A04.214837%2B00%3A00"

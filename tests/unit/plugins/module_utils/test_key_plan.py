@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The key decisions of api_key (_key_plan.py): which keys to create and revoke, and why, from a
+"""The key decisions of api_key (_keys/plan.py): which keys to create and revoke, and why, from a
 listing, the options and the time; which of the keys overlapping runs created is kept; which keys
 are stale. Pure functions, so every case is exact and the properties hold for any listing."""
 
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.neon.cloud.plugins.module_utils._key_plan import (
+from ansible_collections.neon.cloud.plugins.module_utils._keys.plan import (
     PlanError,
     days_ago,
     kept_among_new,

@@ -18,7 +18,7 @@ import requests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.neon.cloud.plugins.module_utils._operations import (
+from ansible_collections.neon.cloud.plugins.module_utils._api.operations import (
     END_STATUSES,
     FAILURE_STATUSES,
     OperationWaiter,

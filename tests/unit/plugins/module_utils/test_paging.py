@@ -9,8 +9,8 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.neon.cloud.plugins.module_utils._client import NeonAPIError
-from ansible_collections.neon.cloud.plugins.module_utils._paging import PaginationError, collect
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import NeonAPIError
+from ansible_collections.neon.cloud.plugins.module_utils._api.paging import PaginationError, collect
 from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import FakeClock, FakeListClient, PagesClient, operation
 
 PATH = "/projects/p-1/operations"

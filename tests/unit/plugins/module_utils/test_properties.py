@@ -14,8 +14,8 @@ import requests
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.neon.cloud.plugins.module_utils._client import NeonAPIError, parse_retry_after
-from ansible_collections.neon.cloud.plugins.module_utils._paging import collect
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import NeonAPIError, parse_retry_after
+from ansible_collections.neon.cloud.plugins.module_utils._api.paging import collect
 from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import (
     FakeClock,
     PagesClient,

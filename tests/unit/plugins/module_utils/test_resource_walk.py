@@ -20,7 +20,7 @@ import pytest
 import requests
 
 from ansible_collections.neon.cloud.plugins.module_utils._branches import BranchTask, branches_with_endpoints, connection_details
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure
 from ansible_collections.neon.cloud.plugins.module_utils._project_resource import ProjectTask
 from ansible_collections.neon.cloud.plugins.module_utils._resources import ResourceTask
 from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import FakeClock, make_client, make_response

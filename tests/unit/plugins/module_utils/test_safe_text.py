@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from ansible_collections.neon.cloud.plugins.module_utils._text import REDACTED, SecretScrubber, one_line
+from ansible_collections.neon.cloud.plugins.module_utils._api.redaction import REDACTED, SecretScrubber, one_line
 
 KEY = "8pw2k3uu7g1ebs4ux5vqwjqn0pzyx2a5cmyk0lvt3gqzn8t9rd4ewbrhcxss1ji2"
 

@@ -11,7 +11,7 @@ import gzip
 
 import pytest
 
-from ansible_collections.neon.cloud.plugins.module_utils._transport import ANSWER_MAX, Transport, TransportError, check_api_url
+from ansible_collections.neon.cloud.plugins.module_utils._api.transport import ANSWER_MAX, Transport, TransportError, check_api_url
 from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import make_client, make_response, queue_handler
 
 

@@ -22,9 +22,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError
-from ansible_collections.neon.cloud.plugins.module_utils._identity import my_organizations, who_am_i
-from ansible_collections.neon.cloud.plugins.module_utils._projects import ProjectReader, needs_org_id
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
+from ansible_collections.neon.cloud.plugins.module_utils._account.identity import my_organizations, who_am_i
+from ansible_collections.neon.cloud.plugins.module_utils._account.projects import ProjectReader, needs_org_id
 
 
 class Reach:

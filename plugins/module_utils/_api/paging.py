@@ -12,8 +12,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, PaginationError
+from ansible_collections.neon.cloud.plugins.module_utils._api import answers
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, PaginationError
 
 # GET /projects: limit 1-400, default 10. GET /projects/{id}/operations: limit 1-1000.
 PROJECTS_PAGE_MAX = 400

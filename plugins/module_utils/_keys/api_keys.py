@@ -13,9 +13,9 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
-from ansible_collections.neon.cloud.plugins.module_utils._client import api_path
-from ansible_collections.neon.cloud.plugins.module_utils._errors import UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api import answers
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_path
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import UnexpectedAnswer
 
 KEY_NAME_MAX = 64  # docs/docsite/rst/api-behaviour.rst: key_name is at most 64 characters
 # docs/docsite/rst/api-behaviour.rst: the project_id of a project-scoped key

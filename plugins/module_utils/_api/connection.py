@@ -19,9 +19,9 @@ try:
 except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the import sanity test quiet
     from urlparse import urlsplit  # type: ignore
 
-from ansible_collections.neon.cloud.plugins.module_utils._client import NeonClient
-from ansible_collections.neon.cloud.plugins.module_utils._text import one_line
-from ansible_collections.neon.cloud.plugins.module_utils._transport import check_api_url
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import NeonClient
+from ansible_collections.neon.cloud.plugins.module_utils._api.redaction import one_line
+from ansible_collections.neon.cloud.plugins.module_utils._api.transport import check_api_url
 
 # Keys are 64 characters of [a-z0-9]; anything but visible ASCII cannot go into the Authorization header.
 API_KEY_PATTERN = re.compile(r"^[\x21-\x7e]+$")

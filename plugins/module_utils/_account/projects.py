@@ -17,10 +17,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure
-from ansible_collections.neon.cloud.plugins.module_utils._identity import describe_organizations, my_organizations
-from ansible_collections.neon.cloud.plugins.module_utils._paging import PROJECTS_PAGE_MAX, collect
+from ansible_collections.neon.cloud.plugins.module_utils._api import answers
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._account.identity import describe_organizations, my_organizations
+from ansible_collections.neon.cloud.plugins.module_utils._api.paging import PROJECTS_PAGE_MAX, collect
 
 ORG_ID_REQUIRED = "org_id is required"
 # Unavailable projects: how many rounds of asking again, and for how many ids at most (each

@@ -24,9 +24,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
+from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._branches import branch_label, locate_branch, project_path
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import (
     CREATE,
     NOTHING,

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Deciding what an api_key task does: pure functions of a key listing, the options and the time.
 
-Nothing here sends a request. ``_key_lifecycle.py`` carries the decisions out (requests, retries,
+Nothing here sends a request. ``_keys/lifecycle.py`` carries the decisions out (requests, retries,
 the never-lose-a-secret rule); check mode shows them without acting.
 
 Times are the service's ``created_at`` and ``last_used_at`` (ISO 8601, UTC), compared with the
@@ -14,39 +14,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import calendar
-import re
+from ansible_collections.neon.cloud.plugins.module_utils._api.timestamps import timestamp
 
 DAY = 86400.0
-
-_TIMESTAMP = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$")
 
 
 class PlanError(Exception):
     """A decision needs a time the listing does not give in a readable form."""
-
-
-def timestamp(value):
-    """Seconds since the epoch of an ISO 8601 UTC timestamp of the API, or None when it is not one."""
-    if not isinstance(value, str) or len(value) > 40:
-        return None
-    match = _TIMESTAMP.match(value)
-    if match is None:
-        return None
-    year, month, day, hour, minute, second = (int(part) for part in match.group(1, 2, 3, 4, 5, 6))
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour <= 23 and minute <= 59 and second <= 60):
-        return None
-    try:
-        seconds = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
-    except (ValueError, OverflowError):  # pragma: no cover - ranges are checked above
-        return None
-    if match.group(7):
-        seconds += float("0." + match.group(7))
-    if match.group(9):
-        offset = int(match.group(10)) * 3600 + int(match.group(11)) * 60
-        seconds -= offset if match.group(9) == "+" else -offset
-    return seconds
 
 
 def days_ago(value, now):

@@ -4,7 +4,7 @@
 """The project task: a project as asked, its default compute included, or no project.
 
 A project is found by id, or by its exact name among the projects the key reaches (in
-``org_id`` when given) with the reader of _projects.py; names are not unique, so two projects of
+``org_id`` when given) with the reader of _account/projects.py; names are not unique, so two projects of
 one name is a refusal naming both. The compute settings are the project's default compute
 settings and are applied to its existing default compute too (the read-write compute of the
 default branch), which project-level settings alone never reach (docs/docsite/rst/api-behaviour.rst).
@@ -14,15 +14,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
+from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._branches import (
     COMPUTE,
     list_branches,
     project_endpoints,
     project_path,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._projects import ProjectReader
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._account.projects import ProjectReader
 from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import (
     CREATE,
     NOTHING,

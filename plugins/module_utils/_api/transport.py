@@ -43,7 +43,7 @@ except ImportError as exc:  # pragma: no cover - exercised by the import sanity 
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = exc
 
-from ansible_collections.neon.cloud.plugins.module_utils._text import one_line
+from ansible_collections.neon.cloud.plugins.module_utils._api.redaction import one_line
 
 DEFAULT_API_URL = "https://console.neon.tech/api/v2"
 # The largest answer accepted, decoded. The biggest real answers are a page of 1000 operations

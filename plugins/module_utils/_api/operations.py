@@ -32,13 +32,13 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import time
-from datetime import datetime
 
-from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
-from ansible_collections.neon.cloud.plugins.module_utils._client import api_path
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError
-from ansible_collections.neon.cloud.plugins.module_utils._paging import OPERATIONS_PAGE_MAX, PageReader, collect
-from ansible_collections.neon.cloud.plugins.module_utils._text import one_line
+from ansible_collections.neon.cloud.plugins.module_utils._api import answers
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_path
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
+from ansible_collections.neon.cloud.plugins.module_utils._api.paging import OPERATIONS_PAGE_MAX, PageReader, collect
+from ansible_collections.neon.cloud.plugins.module_utils._api.redaction import one_line
+from ansible_collections.neon.cloud.plugins.module_utils._api.timestamps import timestamp
 
 # docs/docsite/rst/api-behaviour.rst: the live service has more statuses than the contract's four.
 SUCCESS_STATUSES = ("finished", "skipped")
@@ -76,17 +76,6 @@ def describe_operation(operation_id, operation):
     if operation.get("error"):
         text += ", error: %s" % one_line(operation["error"], 200)
     return text
-
-
-def _timestamp(value):
-    """A comparable form of an ISO 8601 UTC timestamp, or None when it does not parse."""
-    if not isinstance(value, str):
-        return None
-    text = value.strip().replace("Z", "+00:00")
-    try:
-        return datetime.fromisoformat(text)
-    except ValueError:
-        return None
 
 
 def get_operation(client, project_id, operation_id, deadline=None):
@@ -290,7 +279,7 @@ class OperationWaiter:
         wanted = set(operation_ids)
         oldest = None
         for operation_id in operation_ids:
-            stamp = _timestamp((self.known.get((project_id, operation_id)) or {}).get("created_at"))
+            stamp = timestamp((self.known.get((project_id, operation_id)) or {}).get("created_at"))
             if stamp is None:
                 oldest = None
                 break
@@ -320,7 +309,7 @@ class OperationWaiter:
                 position += 1
             if not wanted or not page:
                 break
-            last = _timestamp(page[-1].get("created_at"))
+            last = timestamp(page[-1].get("created_at"))
             if oldest is not None and last is not None and last < oldest:
                 break  # older than every operation still wanted: they are not in this list
         if wanted and full_page:

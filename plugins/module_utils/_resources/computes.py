@@ -17,7 +17,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
+from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._branches import (
     COMPUTE,
     branch_endpoints,
@@ -25,7 +25,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._branches import (
     locate_branch,
     project_path,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure
 from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import (
     CREATE,
     NOTHING,

@@ -12,9 +12,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
-from ansible_collections.neon.cloud.plugins.module_utils._client import api_path
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError
+from ansible_collections.neon.cloud.plugins.module_utils._api import answers
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_path
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
 
 # auth_method -> the kind of key, in the words of the API key docs
 KEY_TYPES = {"api_key_user": "personal", "api_key_org": "organization"}

@@ -19,8 +19,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.neon.cloud.plugins.module_utils._errors import TaskFailure
-from ansible_collections.neon.cloud.plugins.module_utils._key_plan import timestamp
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._api.timestamps import timestamp
 
 CREATE = "create"
 UPDATE = "update"
@@ -92,7 +92,7 @@ class Field:
 
 class Description:
     """A resource as data: its kind (for messages), the key of one object in requests and answers,
-    what an answer's object is checked for (_answers.py), and its fields."""
+    what an answer's object is checked for (_api/answers.py), and its fields."""
 
     def __init__(self, kind, key, answer_fields, fields):
         self.kind = kind

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What the api_key module does: make a named key present (or rotate it), or revoke keys.
 
-What to create and revoke is decided by _key_plan.py (pure functions of the listing, the options and
+What to create and revoke is decided by _keys/plan.py (pure functions of the listing, the options and
 the time); this module carries it out. After a create it lists again: when overlapping runs created
 matching keys at the same time, the lowest id is kept and every other run revokes its own key.
 
@@ -25,9 +25,9 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.neon.cloud.plugins.module_utils._api_keys import newest_first, public_record
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure, UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._key_plan import PlanError, kept_among_new, plan_present
+from ansible_collections.neon.cloud.plugins.module_utils._keys.api_keys import newest_first, public_record
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._keys.plan import PlanError, kept_among_new, plan_present
 
 NEW_KEY_PLACEHOLDER = "(new)"
 

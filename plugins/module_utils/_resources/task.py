@@ -31,9 +31,9 @@ except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the i
     from urllib import unquote  # type: ignore
     from urlparse import urlsplit  # type: ignore
 
-from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure, UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._operations import (
+from ansible_collections.neon.cloud.plugins.module_utils._api import answers
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.operations import (
     OperationWaiter,
     describe_operation,
     has_ended,
@@ -45,7 +45,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import R
 # each next one twice as long, up to the 5 s the service suggests (docs/docsite/rst/waiting.rst).
 # Creating a branch or starting a compute takes seconds, so a fixed 5 s would add seconds to every
 # task, and a fixed short pause would poll a long operation needlessly often; one poll costs one
-# request for all of a project's operations (_operations.py).
+# request for all of a project's operations (_api/operations.py).
 POLL_INTERVAL = 0.5
 MAX_POLL_INTERVAL = 5.0
 ALREADY_EXISTS = "already exists"
@@ -320,7 +320,7 @@ class ResourceTask:
     def _judge(self, outcome, what):
         if outcome.error is not None:
             message = "%s, but waiting for its operations failed: %s" % (what, outcome.error.describe())
-            if outcome.interrupted:  # the API stopped answering (_operations.py): the change may still be under way
+            if outcome.interrupted:  # the API stopped answering (_api/operations.py): the change may still be under way
                 message += (". The change was sent and may still be running on the service: once the API answers, "
                             "wait for %s with neon.cloud.operation_wait, or run the task again (it finds what was "
                             "made and waits for it; a restart or a password reset is done again)" % outcome.awaited())

@@ -19,10 +19,10 @@ except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the i
     from urllib import unquote  # type: ignore
     from urlparse import urlsplit  # type: ignore
 
-from ansible_collections.neon.cloud.plugins.module_utils import _answers as answers
-from ansible_collections.neon.cloud.plugins.module_utils._client import api_path
-from ansible_collections.neon.cloud.plugins.module_utils._errors import NeonAPIError, TaskFailure, UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._paging import collect
+from ansible_collections.neon.cloud.plugins.module_utils._api import answers
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_path
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.paging import collect
 from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import (
     CREATE,
     NOTHING,

@@ -14,7 +14,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.neon.cloud.plugins.module_utils._errors import PaginationError, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import PaginationError, UnexpectedAnswer
 
 _MISSING = object()
 _TYPE_NAMES = {

@@ -5,7 +5,7 @@
 
 Nothing here knows about Ansible: every failure is raised as NeonAPIError, and one place
 (_module.py) turns it into fail_json. The retry policy, the decoding of answers and the
-wording of request failures live here; the wire itself is _transport.py.
+wording of request failures live here; the wire itself is _api/transport.py.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -25,9 +25,9 @@ except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the i
     from urllib import quote, urlencode  # type: ignore
     from urlparse import urlsplit  # type: ignore
 
-from ansible_collections.neon.cloud.plugins.module_utils._errors import AUTH_HINT, NeonAPIError, UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._text import SecretScrubber, one_line
-from ansible_collections.neon.cloud.plugins.module_utils._transport import (
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import AUTH_HINT, NeonAPIError, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.redaction import SecretScrubber, one_line
+from ansible_collections.neon.cloud.plugins.module_utils._api.transport import (
     DEFAULT_API_URL,
     HAS_REQUESTS,
     REQUESTS_IMPORT_ERROR,
