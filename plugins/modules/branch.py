@@ -79,8 +79,12 @@ options:
     default: true
   reset_from_parent:
     description:
-      - Bring an existing branch back to its parent's latest state, keeping its name, id, computes and connection
-        details. Everything written to the branch since is lost.
+      - Bring an existing branch back to its parent's latest state, keeping its name, id, computes and their hosts.
+        Everything written to the branch since is lost.
+      - That includes its roles and databases - they are replaced by the parent's, with the parent's passwords. A role
+        or database made on the branch alone is gone, and a role it shares with the parent has the parent's password
+        again, so read the connection details after the reset (M(neon.cloud.connection_info)). The service also
+        counts the branch's expiry again from the reset.
       - Resets on every run, so the task reports a change every time (as O(neon.cloud.api_key#module:rotate) does).
     type: bool
     default: false
@@ -111,7 +115,8 @@ EXAMPLES = r"""
     project_id: shiny-river-12345678
     name: pr-42
     parent: main
-    expires_at: "{{ '%Y-%m-%dT%H:%M:%SZ' | strftime(now().timestamp() + 7 * 86400, utc=true) }}"
+    # midnight (UTC) a week ahead: the same on every run of one day, so a rerun that day changes nothing
+    expires_at: "{{ '%Y-%m-%dT00:00:00Z' | strftime(now().timestamp() + 7 * 86400, utc=true) }}"
   register: preview
 
 - name: Show the host of its read-write compute

@@ -51,12 +51,18 @@ seealso:
 """
 
 EXAMPLES = r"""
-- name: The pooled connection URI of the pull request's branch
+- name: The pull request's branch, made from main, so it has main's roles and databases
+  neon.cloud.branch:
+    project_id: shiny-river-12345678
+    name: pr-42
+    parent: main
+
+- name: Its pooled connection URI, for the database and role a new project comes with
   neon.cloud.connection_info:
     project_id: shiny-river-12345678
     branch: pr-42
-    database: shop
-    role: shop_owner
+    database: neondb
+    role: neondb_owner
     pooled: true
   register: database
   no_log: true
@@ -67,6 +73,12 @@ EXAMPLES = r"""
     DATABASE_URL: "{{ database.uri }}"
   no_log: true
   changed_when: true
+
+- name: The default branch's direct connection URI; its only database and role need no naming
+  neon.cloud.connection_info:
+    project_id: shiny-river-12345678
+  register: main_database
+  no_log: true
 """
 
 RETURN = r"""

@@ -81,7 +81,14 @@ EXAMPLES = r"""
     name: shop
     owner: app
 
-- name: Hand the database over to another role
+- name: Another role, to hand the database over to (a database's owner must be a role of its branch)
+  neon.cloud.role:
+    project_id: shiny-river-12345678
+    branch: main
+    name: shop_admin
+  no_log: true
+
+- name: Hand the database over to that role
   neon.cloud.database:
     project_id: shiny-river-12345678
     branch: main

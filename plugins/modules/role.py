@@ -87,13 +87,15 @@ EXAMPLES = r"""
   register: app_role
   no_log: true
 
-- name: Keep its password in a vault file the first time (the service shows it only once)
-  ansible.builtin.copy:
-    content: "app_db_password: {{ app_role.password }}\n"
-    dest: group_vars/all/app_db.yml
-    mode: "0600"
+- name: Keep its password in a vault-encrypted vars file the first time (the service shows it only once)
+  # ansible-vault reads the plain text from its standard input: it never reaches the disk
+  ansible.builtin.command:
+    argv: [ansible-vault, encrypt, --vault-password-file, ~/.ansible/app.vault-pass,
+           --output, "{{ playbook_dir }}/group_vars/all/app_db.yml"]
+    stdin: "{{ {'app_db_password': app_role.password} | to_nice_yaml }}"
   when: app_role.password is defined
   no_log: true
+  changed_when: true
 
 - name: A new password every week (a scheduled job); the old one works until the new one is in force
   neon.cloud.role:

@@ -87,6 +87,24 @@ CASES = [
     ("api_key with a line break", "api_key_info", dict(api_key="abcdef\nghijkl"),
      r"^api_key contains spaces, line breaks, control or non-ASCII characters.*\(its value is not shown\)$", 0),
     ("api_key not ASCII", "api_key_info", dict(api_key="ключ-1234"), r"^api_key contains spaces", 0),
+    ("api_key missing, NEON_API_KEY unset", "api_key_info", dict(api_key=None),
+     r"^api_key is required: set the api_key option \(or group/neon\.cloud\.all in module_defaults\), or the "
+     r"NEON_API_KEY environment variable$", 0),
+    ("compute min_cu above max_cu (branch)", "branch", dict(project_id=DEMO, name="pr-1", compute=dict(min_cu=2, max_cu=1)),
+     r"^compute\.min_cu \(2\) must not be more than compute\.max_cu \(1\)\. Nothing was changed$", 0),
+    ("compute min_cu above max_cu (project)", "project", dict(name="shop", compute=dict(min_cu=2, max_cu=1)),
+     r"^compute\.min_cu \(2\.0\) must not be more than compute\.max_cu \(1\.0\)\. Nothing was changed$", 0),
+    ("unknown project (branch)", "branch", dict(project_id="nosuchproject-000", name="pr-1"),
+     r"^there is no project nosuchproject-000 that this API key reaches \(HTTP 404: project not found, request id "
+     r"[0-9a-f-]{36}\); check project_id, or list the key's projects with neon\.cloud\.projects_info\. Nothing was "
+     r"changed$", 1),
+    ("unknown project (role)", "role", dict(project_id="nosuchproject-000", name="app"),
+     r"^there is no project nosuchproject-000 that this API key reaches \(HTTP 404", 1),
+    ("unknown project (connection_info)", "connection_info", dict(project_id="nosuchproject-000"),
+     r"^there is no project nosuchproject-000 that this API key reaches \(HTTP 404", 1),
+    ("connection_info: a role the branch does not have", "connection_info",
+     dict(project_id=DEMO, role="ghost", database="ghost_db"),
+     r"^branch '[^']+' \(br-[^)]+\) has no role 'ghost' \(its roles: [^)]+\); create it with neon\.cloud\.role$", 4),
     ("revoke: id and a different name", "api_key", dict(state="absent", id=184311, name="not-its-name"),
      r"^API key 184311 is named 'ci-pipeline', not 'not-its-name': nothing was revoked$", 1),
 ]

@@ -171,8 +171,9 @@ class CatalogTask:
             raise self.task.failure(plan.reason)
         before, after = description.shown(current), description.shown(planned(current, plan))
         if plan.action == NOTHING:
-            if settle and self.task.settle(self.project_id, "%s has operations still running on its branch" % self.label,
-                                unsettled=None if branch_settled(self.branch) else True, branch_id=self.branch["id"]):
+            if settle and self.task.settle(
+                    self.project_id, "%s has operations still running on its branch" % self.label,
+                    unsettled=None if branch_settled(self.branch) else True, branch_id=self.branch["id"]):
                 current = self.find() or current  # what a timed-out or an overlapping run left being made
             return self.task.with_diff(self.task.result(**{key: current}), before, after)
         if before_change is not None:

@@ -1,0 +1,972 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Every playbook, task list and YAML file the guide shows (the ``.. code-block:: yaml`` and
+``yaml+jinja`` blocks of docs/docsite/rst/*.rst) and every module's EXAMPLES, run as a user copies them.
+
+BLOCKS says, for each block, how it is tested and what it needs from outside (a variable the
+pipeline passes, a vault password file, the key of another kind): by default it runs with
+ansible-playbook against a fresh simulator (a task list in a play on localhost); one that cannot
+apply for real runs in check mode, and a YAML file that is no playbook is checked as what it is (an
+inventory file with ansible-inventory, the rest against what reads it). A new block is listed in no
+table, and test_every_block_is_listed fails until it is: nothing is left out without a reason.
+
+The blocks of a group run in one ansible-playbook, one play each, in the order of their pages, on a
+simulator back to its seed: a page that tells one story (create, then reset password, then retire),
+one module's EXAMPLES that change something, and, to keep the file within its time (an ansible-playbook
+costs a second of CPU before its first task), the pages and EXAMPLES that only read, wait or run in
+check mode share a run each. A group's check then asserts what a user would see (the branch gone, the
+file encrypted, the credential holding a key that works). The awx.awx modules are stand-ins that record
+their arguments (ecosystem_support.fake_awx_collection). Nothing secret is printed: secrets reach the
+plays through vars files, and the output shown on a failure has them masked.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import ast
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+import yaml
+
+from ecosystem_support import (CREDENTIAL_TYPE_FILE, FAKE_AWX_RECORD_ENV, fake_awx_calls, fake_awx_collection,
+                               load_credential_type)
+from neon_testing import ROOT, ansible_env, tool
+
+PAGES = os.path.join(ROOT, "docs", "docsite", "rst")
+MODULES = os.path.join(ROOT, "plugins", "modules")
+DIRECTIVE = re.compile(r"^(\s*)\.\. code-block:: (yaml|yaml\+jinja)\s*$")
+DEMO_PROJECT = "shiny-river-12345678"
+ORG_PROJECT = "bold-glade-61830452"  # checkout-api, a project of the seeded organization
+VAULT_PASSWORD = "documented-playbooks-vault-password"
+SECRET_MASK = "<secret>"
+
+
+# ---------------------------------------------------------------------------------------------- the blocks
+
+class Unsafe(str):
+    """A ``!unsafe`` string of a block: written back with its tag, so Ansible leaves it unrendered."""
+
+
+class BlockLoader(yaml.SafeLoader):
+    """YAML as Ansible reads it, ``!unsafe`` included."""
+
+
+class BlockDumper(yaml.SafeDumper):
+    pass
+
+
+BlockLoader.add_constructor("!unsafe", lambda loader, node: Unsafe(loader.construct_scalar(node)))
+BlockDumper.add_representer(Unsafe, lambda dumper, value: dumper.represent_scalar("!unsafe", str(value)))
+
+
+class Block:
+    """One YAML block: where it is, its text, and what it is."""
+
+    def __init__(self, source, line, text):
+        self.source = source
+        self.line = line
+        self.text = text
+        self.data = yaml.load(text, Loader=BlockLoader)  # nosec: a SafeLoader
+
+    @property
+    def title(self):
+        if isinstance(self.data, list) and self.data and isinstance(self.data[0], dict) and self.data[0].get("name"):
+            return self.data[0]["name"]
+        return next(line.strip() for line in self.text.splitlines() if line.strip() not in ("", "---"))
+
+    @property
+    def kind(self):
+        """``playbook``, ``tasks`` (a task list), ``inventory`` (an inventory file of the collection's
+        plugin) or ``yaml`` (anything else)."""
+        if isinstance(self.data, list) and all(isinstance(item, dict) for item in self.data):
+            return "playbook" if all("hosts" in item or "import_playbook" in item for item in self.data) else "tasks"
+        if isinstance(self.data, dict) and self.data.get("plugin") == "neon.cloud.projects":
+            return "inventory"
+        return "yaml"
+
+    def __repr__(self):
+        return "%s line %d" % (self.source, self.line)
+
+
+def rst_blocks(path):
+    """The YAML code blocks of a page, dedented, with the line each starts on."""
+    with open(path, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    blocks = []
+    for index, line in enumerate(lines):
+        match = DIRECTIVE.match(line)
+        if not match:
+            continue
+        indent = len(match.group(1))
+        body = []
+        for following in lines[index + 1:]:
+            if following.strip() and len(following) - len(following.lstrip()) <= indent:
+                break
+            body.append(following)
+        while body and re.match(r"^\s*:[\w-]+:", body[0]):  # the directive's options (:caption: ...)
+            body.pop(0)
+        text = textwrap.dedent("\n".join(body)).strip("\n")
+        blocks.append(Block(os.path.basename(path), index + 1, text + "\n"))
+    return blocks
+
+
+def examples_block(path):
+    """A module's EXAMPLES, read from its source (the module is not imported)."""
+    with open(path, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(target, "id", None) == "EXAMPLES" for target in node.targets):
+            return Block("%s EXAMPLES" % os.path.basename(path), node.lineno, node.value.value)
+    raise AssertionError("%s has no EXAMPLES" % path)
+
+
+def all_blocks():
+    """Every block by its key: '<page>: <its first task's or play's name, else its first line>', or
+    '<module>.py EXAMPLES'."""
+    blocks = []
+    for name in sorted(os.listdir(PAGES)):
+        if name.endswith(".rst"):
+            blocks.extend(rst_blocks(os.path.join(PAGES, name)))
+    for name in sorted(os.listdir(MODULES)):
+        if name.endswith(".py") and not name.startswith("_"):
+            blocks.append(examples_block(os.path.join(MODULES, name)))
+    keyed = collections.OrderedDict()
+    for block in blocks:
+        key = block.source if block.source.endswith(" EXAMPLES") else "%s: %s" % (block.source, block.title)
+        number = 2
+        while key in keyed:  # the same first line twice on one page
+            key = "%s: %s (%d)" % (block.source, block.title, number)
+            number += 1
+        keyed[key] = block
+    return keyed
+
+
+# ---------------------------------------------------------------------------------------------- how each is tested
+
+class Run:
+    """Run the block with ansible-playbook: a playbook as it is, a task list in a play on localhost.
+
+    group: the ansible-playbook run it is a play of (default: its page, or its module's EXAMPLES).
+    Blocks of one group must not disturb each other: the simulator is reset before a group, not
+    between its plays.
+    check_mode: why it runs in check mode (it cannot apply for real), or None: it runs for real.
+    continues: the block whose play it ends (the page says "the playbook above ends with ..."); such a
+    block takes the play's vars, environment and check mode, so it may only be given files.
+    What it needs from outside, and ``why`` (required with any of them): play_vars and secret_vars
+    (the latter from a vars file, never on a command line), play_env (the play's environment),
+    hostvars (of localhost in the inventory), files (below the playbook's directory, or ``~/``; None
+    makes a directory) and placeholders (text of the block replaced, e.g. the live service's URL).
+    A value may be a function of the Scene. xfail: a module bug this block runs into (strict).
+    """
+
+    def __init__(self, group=None, check_mode=None, continues=None, why=None, play_vars=None, secret_vars=None,
+                 play_env=None, hostvars=None, files=None, placeholders=None, xfail=None):
+        self.group = group
+        self.check_mode = check_mode
+        self.continues = continues
+        self.why = why
+        self.play_vars = play_vars or {}
+        self.secret_vars = secret_vars or {}
+        self.play_env = play_env or {}
+        self.hostvars = hostvars or {}
+        self.files = files or {}
+        self.placeholders = placeholders or {}
+        self.xfail = xfail
+
+    def needs(self):
+        return self.play_vars or self.secret_vars or self.play_env or self.hostvars or self.files or self.placeholders
+
+
+class Inventory:
+    """An inventory file of neon.cloud.projects: ansible-inventory --list against the simulator, then
+    ``check(scene, inventory)``. ``setup(scene)`` sets the scene first."""
+
+    def __init__(self, filename, check, setup=None, why=None):
+        self.filename = filename
+        self.check = check
+        self.setup = setup
+        self.why = why
+
+
+class Checked:
+    """A YAML file that is not a playbook: ``check(block)`` checks it against what reads it."""
+
+    def __init__(self, check, why):
+        self.check = check
+        self.why = why
+
+
+class Covered:
+    """Run by another test, named here."""
+
+    def __init__(self, test, why):
+        self.test = test
+        self.why = why
+
+
+class Group:
+    """What one ansible-playbook run of several blocks needs: a scene set up first (``setup(scene)``),
+    an inventory (the file of an Inventory block; default localhost), ``limit`` and its reason, and
+    what a user would notice afterwards (``check(scene)``). ``own_test``: a test below runs it."""
+
+    def __init__(self, setup=None, inventory=None, limit=None, why=None, check=None, own_test=None):
+        self.setup = setup
+        self.inventory = inventory
+        self.limit = limit
+        self.why = why
+        self.check = check
+        self.own_test = own_test
+
+
+# ---------------------------------------------------------------------------------------------- running them
+
+AWX_MODULES = ("credential_type", "credential", "inventory", "inventory_source")
+URI_CREDENTIALS = re.compile(r"(postgres(?:ql)?://)[^@\s/]*@")
+SECRET_FIELD = re.compile(r'("(?:password|key|uri|connection_uri)"\s*:\s*)"[^"]*"')
+
+
+class Executable(str):
+    """The text of a file the block runs as a command."""
+
+
+def value_of(value, scene):
+    return value(scene) if callable(value) else value
+
+
+class Scene:
+    """One test's simulator (back to its seed), its directories and the environment of its commands."""
+
+    def __init__(self, sim, tmp_path, collection_parent):
+        self.sim = sim
+        self.tmp = tmp_path
+        self.dir = tmp_path / "play"  # the playbook's directory, and the commands' working directory
+        self.home = tmp_path / "home"
+        self.dir.mkdir()
+        self.home.mkdir()
+        self.record = tmp_path / "awx-calls.jsonl"
+        awx = fake_awx_collection(tmp_path / "awx", AWX_MODULES)
+        self.collections = os.pathsep.join([str(collection_parent), str(awx)])
+        self.secrets = [sim.api_key]
+        self.env = {}
+        self.values = {}
+        sim.reset()
+        # The seeded operations in progress (3 and 5 s) would hold every change to the demo project
+        # (HTTP 423): they are over. The operations the API starts end at once: a wait sees them ended at
+        # its first poll, and nothing here depends on how long they take.
+        sim.advance_clock(60)
+        sim.script_operations("*", duration=0, count=10000)
+
+    def secret(self, value):
+        """``value``, masked wherever this test shows output."""
+        self.secrets.append(value)
+        return value
+
+    def path(self, name):
+        return self.home / name[2:] if name.startswith("~/") else self.dir / name
+
+    def write(self, name, content, mode=0o644):
+        path = self.path(name)
+        if content is None:
+            path.mkdir(parents=True, exist_ok=True)
+            return path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+        path.chmod(mode)
+        return path
+
+    def environment(self):
+        env = {"HOME": self.home, "NEON_API_KEY": self.sim.api_key, "NEON_API_URL": self.sim.url,
+               FAKE_AWX_RECORD_ENV: self.record}
+        env.update(self.env)
+        return ansible_env(self.tmp, self.collections, **env)
+
+    def mask(self, text):
+        for secret in self.secrets:
+            if secret:
+                text = text.replace(secret, SECRET_MASK)
+        text = URI_CREDENTIALS.sub(r"\1%s@" % SECRET_MASK, text)
+        return SECRET_FIELD.sub(r'\1"%s"' % SECRET_MASK, text)
+
+    def command(self, argv, timeout=240):
+        """Run a command in the playbook's directory; fail the test, showing its masked output, when it
+        does not exit 0."""
+        logged = self.sim.requests()
+        proc = subprocess.run([str(part) for part in argv], cwd=str(self.dir), env=self.environment(), timeout=timeout,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, check=False)
+        if proc.returncode != 0:
+            # What the API refused: a task under no_log shows nothing of its failure.
+            refused = ["%s %s?%s: %s" % (entry["method"], entry["path"], entry["query"], entry["status"])
+                       for entry in self.sim.requests(since=logged[-1]["seq"] if logged else 0)
+                       if (entry["status"] or 500) >= 400]
+            pytest.fail("%s exited %d\n--- stdout\n%s\n--- stderr\n%s\n--- API requests refused\n%s" % (
+                " ".join(os.path.basename(str(part)) if index == 0 else str(part) for index, part in enumerate(argv)),
+                proc.returncode, self.mask(proc.stdout[-8000:]), self.mask(proc.stderr[-4000:]),
+                self.mask("\n".join(refused[-20:]))))
+        return proc
+
+    def api(self, path, key=None):
+        """GET an API path with the simulator's key (or ``key``): the JSON answer, or None for a 404."""
+        import requests  # the modules' requirement
+
+        answer = requests.get(self.sim.url + path, timeout=10, headers={
+            "Authorization": "Bearer %s" % (key or self.sim.api_key), "Accept": "application/json"})
+        if answer.status_code == 404:
+            return None
+        answer.raise_for_status()
+        return answer.json()
+
+    def status(self, path, key):
+        import requests
+
+        return requests.get(self.sim.url + path, timeout=10, headers={"Authorization": "Bearer %s" % key}).status_code
+
+    def awx_calls(self):
+        return fake_awx_calls(self.record)
+
+    def vault_view(self, name):
+        """A file of the run, which must be vault-encrypted (with VAULT_PASSWORD), decrypted."""
+        from ansible.parsing.vault import VaultLib, VaultSecret
+
+        raw = self.path(name).read_bytes()
+        assert raw.startswith(b"$ANSIBLE_VAULT;"), "%s is not vault-encrypted" % name
+        return yaml.safe_load(VaultLib([("default", VaultSecret(VAULT_PASSWORD.encode()))]).decrypt(raw))
+
+
+def inventory_of_localhost(scene, hostvars):
+    """An inventory of localhost that runs modules with this Python (it has requests), with ``hostvars``."""
+    host = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+    host.update(hostvars)
+    path = scene.tmp / "localhost.yml"
+    path.write_text(yaml.safe_dump({"all": {"hosts": {"localhost": host}}}))
+    return path
+
+
+def play_of(key, block, run, scene, secrets_file):
+    """The plays of a block, with what the table gives it."""
+    text = block.text
+    for placeholder, value in run.placeholders.items():
+        assert placeholder in text, "%s: the placeholder %r is not in the block" % (key, placeholder)
+        text = text.replace(placeholder, str(value_of(value, scene)))
+    data = yaml.load(text, Loader=BlockLoader)  # nosec: a SafeLoader
+    plays = data if block.kind == "playbook" else [{"name": key, "hosts": "localhost", "gather_facts": False,
+                                                    "tasks": data}]
+    for play in plays:
+        play_vars = {name: value_of(value, scene) for name, value in run.play_vars.items()}
+        clash = set(play_vars) & set(play.get("vars") or {})
+        assert not clash, "%s: the block sets %s itself" % (key, sorted(clash))
+        if play_vars:
+            play["vars"] = dict(play.get("vars") or {}, **play_vars)
+        if run.secret_vars:
+            play["vars_files"] = list(play.get("vars_files") or []) + [str(secrets_file)]
+        if run.play_env:
+            play["environment"] = dict(play.get("environment") or {}, **run.play_env)
+        if run.check_mode:
+            play["check_mode"] = True
+    return plays
+
+
+def playbook_of(group, scene):
+    """The group's playbook, written beside its files; returns its path and its inventory."""
+    plays, hostvars = [], {}
+    by_key = {}
+    for number, (key, block, run) in enumerate(group_members(group)):
+        secrets_file = scene.tmp / ("secrets-%d.yml" % number)
+        if run.secret_vars:
+            secrets_file.write_text(yaml.safe_dump({name: scene.secret(value_of(value, scene))
+                                                    for name, value in run.secret_vars.items()}))
+            secrets_file.chmod(0o600)
+        for name, content in run.files.items():
+            content = value_of(content, scene)
+            scene.write(name, content, 0o700 if isinstance(content, Executable) else 0o600)
+        hostvars.update({name: value_of(value, scene) for name, value in run.hostvars.items()})
+        if run.continues:
+            # The tasks end the last play of the block it continues, in that play's check mode.
+            assert block.kind == "tasks", key
+            by_key[run.continues][-1]["tasks"].extend(yaml.load(block.text, Loader=BlockLoader))  # nosec
+            continue
+        by_key[key] = play_of(key, block, run, scene, secrets_file)
+        plays.extend(by_key[key])
+    path = scene.dir / ("%s.yml" % re.sub(r"[^a-z0-9]+", "-", group.lower()).strip("-"))
+    path.write_text(yaml.dump(plays, Dumper=BlockDumper, sort_keys=False, width=1000))
+    settings = GROUPS.get(group, Group())
+    if settings.inventory:
+        inventory = scene.write(BLOCKS[settings.inventory].filename, ALL_BLOCKS[settings.inventory].text)
+    else:
+        inventory = inventory_of_localhost(scene, hostvars)
+    return path, inventory
+
+
+def prepare_group(group, scene):
+    """The scene of the group set, its playbook written: the ansible-playbook command that runs it."""
+    settings = GROUPS.get(group, Group())
+    if settings.setup:
+        settings.setup(scene)
+    playbook, inventory = playbook_of(group, scene)
+    argv = [tool("ansible-playbook"), "-i", inventory, playbook]
+    if settings.limit:
+        argv += ["--limit", settings.limit]
+    return argv
+
+
+def with_extra_vars(argv, scene, extra_vars):
+    """``argv`` with variables as a pipeline passes them (-e), from a file."""
+    extra = scene.tmp / "extra-vars.json"
+    extra.write_text(json.dumps(extra_vars))
+    return argv + ["-e", "@%s" % extra]
+
+
+# ---------------------------------------------------------------------------------------------- what they need
+
+MIGRATE_STUB = """#!%s
+# A stand-in for the application's migration command: records where DATABASE_URL leads, never its password.
+import json
+import os
+import sys
+from urllib.parse import urlsplit
+
+url = urlsplit(os.environ["DATABASE_URL"])
+with open(os.environ["MIGRATIONS_RECORD"], "a") as handle:
+    handle.write(json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd(), "scheme": url.scheme, "user": url.username,
+                             "host": url.hostname, "database": url.path.lstrip("/"), "password": bool(url.password)}))
+    handle.write("\\n")
+""" % sys.executable
+
+
+def migrate_stub(scene):
+    scene.env["MIGRATIONS_RECORD"] = str(scene.tmp / "migrations.jsonl")
+    return Executable(MIGRATE_STUB)
+
+
+def migrations(scene):
+    path = scene.tmp / "migrations.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def api_key(scene):
+    return scene.sim.api_key
+
+
+def organization_key(scene):
+    """A key of the seeded organization (AWX would put it in NEON_API_KEY of the job)."""
+    if "organization_key" not in scene.values:
+        created = scene.sim.create_key("organization", org_id=scene.sim.org_id, name="job-credential")
+        scene.values["organization_key"] = scene.secret(created["key"])
+    return scene.values["organization_key"]
+
+
+def vaulted(text):
+    """``text`` encrypted as ``ansible-vault encrypt`` does, with VAULT_PASSWORD."""
+    from ansible.parsing.vault import VaultLib, VaultSecret
+
+    return VaultLib([("default", VaultSecret(VAULT_PASSWORD.encode()))]).encrypt(text).decode()
+
+
+def branch_named(scene, project_id, name):
+    branches = scene.api("/projects/%s/branches" % project_id)["branches"]
+    return next((branch for branch in branches if branch["name"] == name), None)
+
+
+def catalog(scene, project_id, branch_name, kind):
+    """The names of a branch's roles or databases."""
+    branch = branch_named(scene, project_id, branch_name)
+    return sorted(item["name"] for item in scene.api("/projects/%s/branches/%s/%s" % (project_id, branch["id"], kind))[kind])
+
+
+def operation_ids(scene, count):
+    """Ids of ended operations of the demo project, as a user copies them from a result."""
+    if "operation_ids" not in scene.values:
+        operations = scene.api("/projects/%s/operations?limit=%d" % (DEMO_PROJECT, count))["operations"]
+        scene.values["operation_ids"] = [operation["id"] for operation in operations]
+    return scene.values["operation_ids"]
+
+
+def ended_operations(scene):
+    """Operations of two projects that have ended, as each host's earlier task registered them."""
+    started = [scene.sim.start_operations(project, action="create_branch", duration=0)[0]
+               for project in (DEMO_PROJECT, ORG_PROJECT)]
+    return {"json": {"operations": started}}
+
+
+# ---------------------------------------------------------------------------------------------- checks of YAML that is no playbook
+
+def check_module_defaults(block):
+    """Play keywords: module_defaults of the action group, with the modules' connection options only."""
+    with open(os.path.join(ROOT, "plugins", "doc_fragments", "api.py"), encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    fragment = next(node for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                    and getattr(node.targets[0], "id", None) == "DOCUMENTATION")
+    connection_options = set(yaml.safe_load(fragment.value.value)["options"])
+    with open(os.path.join(ROOT, "meta", "runtime.yml"), encoding="utf-8") as handle:
+        groups = yaml.safe_load(handle)["action_groups"]
+    assert list(block.data) == ["module_defaults"], block.data
+    defaults = block.data["module_defaults"]
+    assert [name.split("/")[-1] for name in defaults] == ["neon.cloud.all"] and "all" in groups, defaults
+    assert set(defaults["group/neon.cloud.all"]) <= connection_options, (defaults, connection_options)
+
+
+def check_injectors(block):
+    """The credential type's injectors, as the collection ships them."""
+    assert block.data == {"injectors": load_credential_type()["injectors"]}, CREDENTIAL_TYPE_FILE
+
+
+def check_workflow(block):
+    """A GitHub Actions workflow: on the pull request's events, it runs the page's playbook with the
+    variables that playbook reads, and the key from a repository secret."""
+    playbook = ALL_BLOCKS["branch-per-pull-request.rst: A database branch for the pull request"].text
+    events = block.data["on"]["pull_request"]["types"]
+    assert {"opened", "synchronize", "closed"} <= set(events), events
+    steps = block.data["jobs"]["branch"]["steps"]
+    runs = [step for step in steps if "ansible-playbook" in step.get("run", "")]
+    assert len(runs) == 1, steps
+    command = runs[0]["run"]
+    for name in ("pr_number", "pr_event"):
+        assert "-e %s=" % name in command and name in playbook, (name, command)
+    assert runs[0]["env"] == {"NEON_API_KEY": "${{ secrets.NEON_API_KEY }}"}, runs[0]
+    assert any("ansible-galaxy collection install neon.cloud" in step.get("run", "") for step in steps), steps
+
+
+def check_execution_environment_meta(block):
+    """The collection's meta/execution-environment.yml, as it is."""
+    with open(os.path.join(ROOT, "meta", "execution-environment.yml"), encoding="utf-8") as handle:
+        assert block.data == yaml.safe_load(handle)
+
+
+def check_execution_environment(block):
+    """An execution-environment.yml that ansible-builder accepts, installing neon.cloud."""
+    from ansible_builder.ee_schema import validate_schema
+
+    validate_schema(block.data)
+    assert block.data["version"] == 3
+    assert [item["name"] for item in block.data["dependencies"]["galaxy"]["collections"]] == ["neon.cloud"]
+
+
+# ---------------------------------------------------------------------------------------------- checks of inventories
+
+def check_all_projects(scene, inventory):
+    """A personal key: its own projects and those of its organizations, each with local connection."""
+    hosts = inventory["_meta"]["hostvars"]
+    personal = [project["id"] for project in scene.api("/projects?limit=400")["projects"]]
+    organization = [project["id"] for project in scene.api("/projects?limit=400&org_id=" + scene.sim.org_id)["projects"]]
+    assert sorted(hosts) == sorted(personal + organization)
+    assert hosts[DEMO_PROJECT]["neon_name"] == "demo-project"
+    assert hosts[ORG_PROJECT]["neon_org_id"] == scene.sim.org_id
+    assert all(host["ansible_connection"] == "local" for host in hosts.values())
+
+
+def org_inventory_setup(scene):
+    """The key in the vault file the lookup reads; NEON_API_KEY wrong, so only the file's key can work."""
+    scene.write("neon_api_key.vault", vaulted(scene.sim.api_key + "\n"))
+    scene.env["ANSIBLE_VAULT_PASSWORD_FILE"] = str(scene.write("~/.vault-pass", VAULT_PASSWORD))
+    scene.env["NEON_API_KEY"] = "not-the-key"
+
+
+def check_org_projects(scene, inventory):
+    hosts = inventory["_meta"]["hostvars"]
+    organization = [project["id"] for project in scene.api("/projects?limit=400&org_id=" + scene.sim.org_id)["projects"]]
+    assert sorted(hosts) == sorted(organization) and ORG_PROJECT in hosts
+    assert {host["neon_org_id"] for host in hosts.values()} == {scene.sim.org_id}
+
+
+def prod_projects(scene):
+    scene.sim.create_project(name="prod-checkout", region_id="aws-us-east-2", pg_version=17)
+    scene.sim.create_project(name="staging-checkout", region_id="aws-us-east-2", pg_version=17)
+
+
+def check_prod_projects(scene, inventory):
+    """Only prod- projects, in the groups the page names."""
+    hosts = inventory["_meta"]["hostvars"]
+    assert [host["neon_name"] for host in hosts.values()] == ["prod-checkout"], sorted(hosts)
+    (host,) = hosts
+    assert host in inventory["region_aws_us_east_2"]["hosts"] and host in inventory["postgres_17"]["hosts"], inventory
+    assert "in_an_organization" not in inventory or host not in inventory["in_an_organization"].get("hosts", [])
+
+
+def check_cached_projects(scene, inventory):
+    """A second run is served from the cache: no request; the cache holds no key."""
+    before = scene.sim.requests()
+    seq = before[-1]["seq"] if before else 0
+    again = inventory_list(scene, "cached.neon.yml")
+    assert again == inventory
+    assert scene.sim.requests(since=seq) == [], "the second run asked the API"
+    cache = scene.home / ".cache" / "neon-inventory"
+    files = [os.path.join(folder, name) for folder, _dirs, names in os.walk(str(cache)) for name in names]
+    assert files, "nothing was cached in ~/.cache/neon-inventory"
+    for name in files:
+        with open(name, encoding="utf-8") as handle:
+            leaked = scene.sim.api_key in handle.read()
+        assert not leaked, "the cache file %s holds the API key" % name
+
+
+def plain(value):
+    """ansible-inventory --list marks untrusted strings ({"__ansible_unsafe": ...}, 2.19+): the values alone."""
+    if isinstance(value, dict):
+        if set(value) == {"__ansible_unsafe"}:
+            return value["__ansible_unsafe"]
+        return {name: plain(item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return value
+
+
+def inventory_list(scene, filename):
+    # A file the plugin fails to parse must fail the command (by default, an empty inventory and a warning).
+    scene.env["ANSIBLE_INVENTORY_UNPARSED_FAILED"] = "true"
+    proc = scene.command([tool("ansible-inventory"), "-i", filename, "--list"])
+    return plain(json.loads(proc.stdout))
+
+
+# ---------------------------------------------------------------------------------------------- checks of runs
+
+def check_application_database(scene):
+    """The credential holds the orders connection through the pooler, the weekly reset stores a new
+    password, the vault file is encrypted and holds the same connection, and the retiring plays removed
+    the role and its database."""
+    calls = scene.awx_calls()
+    assert [call["module"] for call in calls] == ["credential", "credential_type", "credential"]
+    stored, registered, weekly = (call["args"] for call in calls)
+    assert registered["injectors"]["env"]["PGPASSWORD"] == "{{ password }}", "Ansible rendered the injectors"
+    inputs = stored["inputs"]
+    where = (inputs["database"], inputs["role"], inputs["host"])  # a password is never in an assertion's output
+    assert where[:2] == ("orders", "orders") and "-pooler" in where[2], where
+    renewed = weekly["inputs"]["password"] not in ("", inputs["password"])
+    assert renewed, "the weekly reset stored no new password"
+    raw = scene.path("group_vars/orders/vault.yml").read_text()
+    encrypted = raw.startswith("$ANSIBLE_VAULT;") and inputs["password"] not in raw
+    assert encrypted, "group_vars/orders/vault.yml is not encrypted"
+    vault = scene.vault_view("group_vars/orders/vault.yml")
+    same = vault["vault_orders_db_password"] == inputs["password"] and inputs["password"] in vault["vault_orders_db_uri"]
+    assert same, "the vault file holds another connection than the credential"
+    assert "orders" not in catalog(scene, DEMO_PROJECT, "main", "roles")
+    assert "orders" not in catalog(scene, DEMO_PROJECT, "main", "databases")
+
+
+def check_authentication(scene):
+    """The play with the vaulted key made the ci-deploy key; the rotation in check mode made none."""
+    active = [key for key in scene.sim.keys() if key["name"] == "ci-deploy" and not key["revoked"]]
+    assert len(active) == 1, active
+
+
+def stale_and_fresh_keys(scene):
+    """An organization key nobody used for 200 days, and one in use."""
+    stale = scene.sim.create_key("organization", org_id=scene.sim.org_id, name="old-reports")
+    fresh = scene.sim.create_key("organization", org_id=scene.sim.org_id, name="nightly-sync")
+    scene.secret(stale["key"])
+    scene.secret(fresh["key"])
+    scene.sim.age_key(stale["id"], created_days_ago=200)
+    scene.sim.age_key(fresh["id"], created_days_ago=200, last_used_days_ago=1)
+    scene.values.update(stale=stale["id"], fresh=fresh["id"])
+
+
+def check_key_rotation(scene):
+    """The credential holds the new key, which works; the stale key was revoked, the used one kept."""
+    (stored,) = [call["args"] for call in scene.awx_calls() if call["module"] == "credential"]
+    status = scene.status("/auth", stored["inputs"]["api_key"])
+    assert status == 200, "the key stored in the credential does not authenticate"
+    revoked = {key["id"]: key["revoked"] for key in scene.sim.keys()}
+    assert revoked[scene.values["stale"]] and not revoked[scene.values["fresh"]]
+
+
+def check_branch_examples(scene):
+    """pr-42 made, reset and deleted; the load test branch's compute as asked."""
+    assert branch_named(scene, DEMO_PROJECT, "pr-42") is None
+    load_test = branch_named(scene, DEMO_PROJECT, "load-test")
+    (compute,) = scene.api("/projects/%s/branches/%s/endpoints" % (DEMO_PROJECT, load_test["id"]))["endpoints"]
+    assert (compute["autoscaling_limit_min_cu"], compute["autoscaling_limit_max_cu"], compute["suspend_timeout_seconds"]) == (1, 4, 600)
+
+
+def check_database_examples(scene):
+    main = branch_named(scene, DEMO_PROJECT, "main")
+    database = scene.api("/projects/%s/branches/%s/databases/shop" % (DEMO_PROJECT, main["id"]))["database"]
+    assert database["owner_name"] == "shop_admin"
+
+
+def check_endpoint_examples(scene):
+    main = branch_named(scene, DEMO_PROJECT, "main")
+    computes = scene.api("/projects/%s/branches/%s/endpoints" % (DEMO_PROJECT, main["id"]))["endpoints"]
+    (read_write,) = [compute for compute in computes if compute["type"] == "read_write"]
+    assert (read_write["autoscaling_limit_min_cu"], read_write["autoscaling_limit_max_cu"],
+            read_write["suspend_timeout_seconds"]) == (1, 4, -1)
+    assert [compute["autoscaling_limit_max_cu"] for compute in computes if compute["type"] == "read_only"] == [2]
+
+
+def check_connection_examples(scene):
+    """The migration command ran with the branch's pooled connection string."""
+    (migrated,) = migrations(scene)
+    assert migrated["scheme"].startswith("postgres") and migrated["password"] and "-pooler" in migrated["host"]
+
+
+def check_role_examples(scene):
+    """The password went into a file that is really encrypted."""
+    raw = scene.path("group_vars/all/app_db.yml").read_text()
+    assert raw.startswith("$ANSIBLE_VAULT;"), "group_vars/all/app_db.yml is not vault-encrypted"
+    stored = bool(scene.vault_view("group_vars/all/app_db.yml").get("app_db_password"))
+    assert stored, "the encrypted file holds no app_db_password"
+
+
+# ---------------------------------------------------------------------------------------------- the tables
+
+WRITES_ETC = "it writes a secret below /etc on the controller; in check mode the key is not created, so nothing is written"
+PR_GUIDE = "branch-per-pull-request.rst: A database branch for the pull request"
+ORDERS = "application-database.rst: The orders service's database"
+LIVE_URL = "https://console.neon.tech/api/v2"
+# Pages whose plays only read, wait, or change what no other of them reads: one ansible-playbook run.
+PAGES_RUN = "authentication, inventory (AWX), key-types, pagination, troubleshooting and waiting"
+# The EXAMPLES of the modules that only read, or that run in check mode: one run.
+READERS_RUN = "EXAMPLES of api_key, api_key_info, auth_info, branch_info, operation_info, project, projects_info"
+
+BLOCKS = {
+    # application-database.rst: one story, in one run
+    ORDERS: Run(),
+    "application-database.rst: A credential type for an application's Neon database": Run(),
+    "application-database.rst: Store the connection in the orders service's credential": Run(continues=ORDERS),
+    "application-database.rst: Store the connection in an encrypted vars file": Run(
+        continues=ORDERS, files={"~/.ansible/orders.vault-pass": VAULT_PASSWORD, "group_vars/orders/": None},
+        why="the vault password file it names, and the directory the page says must exist"),
+    "application-database.rst: A new password for the orders role every week": Run(),
+    "application-database.rst: Drop the orders database": Run(),
+    # authentication.rst
+    "authentication.rst: Neon inventory": Run(group=PAGES_RUN),
+    "authentication.rst: Manage Neon with a key from Ansible Vault": Run(
+        group=PAGES_RUN, secret_vars={"vault_neon_api_key": api_key},
+        why="the vaulted variable it names: the simulator's key"),
+    "authentication.rst: Rotate the CI key": Run(group=PAGES_RUN, check_mode=WRITES_ETC),
+    "authentication.rst: module_defaults:": Checked(
+        check_module_defaults, "a piece of a play: module_defaults of the action group, with connection options"),
+    # awx.rst
+    "awx.rst: injectors:": Checked(check_injectors, "an excerpt of extensions/awx/credential_type.yml"),
+    "awx.rst: Register the Neon API credential type in AWX": Covered(
+        "test_awx_credential_type.py", "runs it as copied, three ways, against stand-ins of the awx.awx modules"),
+    # branch-per-pull-request.rst
+    PR_GUIDE: Run(group="pull request", files={"app/manage.py": migrate_stub},
+                  why="the application's migration command: a stand-in that records where DATABASE_URL leads"),
+    "branch-per-pull-request.rst: name: Database branch": Checked(
+        check_workflow, "a GitHub Actions workflow: it must run the page's playbook with the variables it reads"),
+    # execution-environments.rst
+    "execution-environments.rst: version: 3": Checked(
+        check_execution_environment_meta, "the collection's meta/execution-environment.yml"),
+    "execution-environments.rst: version: 3 (2)": Checked(
+        check_execution_environment, "an execution-environment.yml: checked with ansible-builder's schema"),
+    # inventory.rst
+    "inventory.rst: # all.neon.yml": Inventory("all.neon.yml", check_all_projects),
+    "inventory.rst: Every project, one host each": Run(group="inventory play"),
+    "inventory.rst: # org.neon.yml": Inventory(
+        "org.neon.yml", check_org_projects, setup=org_inventory_setup,
+        why="neon_api_key.vault, the vault file its lookup reads, and the vault password file"),
+    "inventory.rst: # prod.neon.yml": Inventory(
+        "prod.neon.yml", check_prod_projects, setup=prod_projects, why="a prod- and a staging- project"),
+    "inventory.rst: # cached.neon.yml": Inventory("cached.neon.yml", check_cached_projects),
+    "inventory.rst: Neon projects as an AWX inventory": Run(group=PAGES_RUN),
+    # key-rotation.rst
+    "key-rotation.rst: Rotate the CI key every 30 days, the previous one valid 30 days more": Run(),
+    "key-rotation.rst: Keys nobody used for 90 days": Run(),
+    # key-types.rst
+    "key-types.rst: Check the job's Neon credential": Run(
+        group=PAGES_RUN, secret_vars={"job_credential_key": organization_key}, play_env={"NEON_API_KEY": "{{ job_credential_key }}"},
+        why="the job's credential: an organization key, which AWX puts into NEON_API_KEY"),
+    "key-types.rst: A least-privilege key for the CI of one project": Run(group=PAGES_RUN, check_mode=WRITES_ETC),
+    # pagination.rst
+    "pagination.rst: First batch of failed operations": Run(group=PAGES_RUN),
+    # troubleshooting.rst
+    "troubleshooting.rst: Look the project up; a missing one is not an error here": Run(
+        group=PAGES_RUN, play_vars={"project_id": "no-such-project-00000000"}, why="a project that does not exist: the case it handles"),
+    "troubleshooting.rst: - hosts: localhost": Run(group=PAGES_RUN),
+    "troubleshooting.rst: Wait for the branch the app server needs": Run(
+        group=PAGES_RUN, play_vars={"neon_project_id": DEMO_PROJECT}, why="the project id the play's hosts carry"),
+    # waiting.rst
+    "waiting.rst: Create a branch with the API": Run(
+        group=PAGES_RUN, placeholders={LIVE_URL: lambda scene: scene.sim.url}, play_vars={"project_id": DEMO_PROJECT},
+        secret_vars={"neon_api_key": api_key},
+        why="it calls the live service's URL itself: the simulator's instead; the project and key it names"),
+    "waiting.rst: Wait for all projects' operations, once, from the controller": Run(
+        group=PAGES_RUN, hostvars={"neon_branch": ended_operations}, why="neon_branch, what each host's earlier task registered"),
+    "waiting.rst: Let running operations finish before changing the project": Run(
+        group=PAGES_RUN, play_vars={"project_id": DEMO_PROJECT}, why="the project it names"),
+    # the modules' EXAMPLES: those that change something each in a run of its own, the others in one
+    "api_key.py EXAMPLES": Run(group=READERS_RUN, check_mode=WRITES_ETC),
+    "api_key_info.py EXAMPLES": Run(group=READERS_RUN),
+    "auth_info.py EXAMPLES": Run(
+        group=READERS_RUN, secret_vars={"job_credential_key": organization_key}, play_env={"NEON_API_KEY": "{{ job_credential_key }}"},
+        why="the job's credential: an organization key, as the examples assert"),
+    "branch.py EXAMPLES": Run(),
+    "branch_info.py EXAMPLES": Run(group=READERS_RUN),
+    "connection_info.py EXAMPLES": Run(files={"migrate": migrate_stub},
+                                       why="the application's migration command, a stand-in"),
+    "database.py EXAMPLES": Run(),
+    "endpoint.py EXAMPLES": Run(),
+    "operation_info.py EXAMPLES": Run(
+        group=READERS_RUN, placeholders={"0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c10": lambda scene: operation_ids(scene, 1)[0]},
+        why="an operation id, as a user copies it from a result: one of the project's"),
+    "operation_wait.py EXAMPLES": Run(
+        placeholders={LIVE_URL: lambda scene: scene.sim.url,
+                      "0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c10": lambda scene: operation_ids(scene, 2)[0],
+                      "5f0e3b1a-7c2d-4e8f-9a6b-1d3c5e7f9a20": lambda scene: operation_ids(scene, 2)[1]},
+        play_vars={"project_id": DEMO_PROJECT}, secret_vars={"neon_api_key": api_key},
+        why="it calls the live service's URL itself: the simulator's instead; the project and key it names, and "
+            "operation ids as a user copies them from a result"),
+    "project.py EXAMPLES": Run(
+        group=READERS_RUN, check_mode="it writes /etc/shop/database-url, renames the demo project and deletes one"),
+    "projects_info.py EXAMPLES": Run(group=READERS_RUN, secret_vars={"neon_api_key": api_key}, why="the key variable it names"),
+    "role.py EXAMPLES": Run(files={"~/.ansible/app.vault-pass": VAULT_PASSWORD, "group_vars/all/": None},
+                            why="the vault password file it names, and the directory the file goes into"),
+}
+
+GROUPS = {
+    "application-database.rst": Group(check=check_application_database),
+    PAGES_RUN: Group(check=check_authentication),
+    "pull request": Group(own_test="test_the_pull_request_guide_on_each_event_of_a_pull_request"),
+    "inventory play": Group(inventory="inventory.rst: # all.neon.yml", limit="%s:%s" % (DEMO_PROJECT, ORG_PROJECT),
+                            why="two of the inventory's 41 hosts: each host costs a module run, and two show the play"),
+    "key-rotation.rst": Group(setup=stale_and_fresh_keys, check=check_key_rotation),
+    "branch.py EXAMPLES": Group(check=check_branch_examples),
+    "connection_info.py EXAMPLES": Group(check=check_connection_examples),
+    "database.py EXAMPLES": Group(check=check_database_examples),
+    "endpoint.py EXAMPLES": Group(check=check_endpoint_examples),
+    "role.py EXAMPLES": Group(check=check_role_examples),
+}
+
+ALL_BLOCKS = all_blocks()
+
+
+def group_of(key):
+    run = BLOCKS[key]
+    return run.group or ALL_BLOCKS[key].source
+
+
+def group_members(group):
+    """(key, block, Run) of the group's blocks, in the order of their page."""
+    return [(key, block, BLOCKS[key]) for key, block in ALL_BLOCKS.items()
+            if isinstance(BLOCKS.get(key), Run) and group_of(key) == group]
+
+
+def run_groups():
+    groups = []
+    for key in ALL_BLOCKS:
+        if isinstance(BLOCKS.get(key), Run) and group_of(key) not in groups:
+            groups.append(group_of(key))
+    return groups
+
+
+def group_params():
+    params = []
+    for group in run_groups():
+        if GROUPS.get(group, Group()).own_test:
+            continue
+        bugs = [run.xfail for key, block, run in group_members(group) if run.xfail]
+        params.append(pytest.param(group, id=group, marks=[pytest.mark.xfail(strict=True, reason="; ".join(bugs))]
+                                   if bugs else []))
+    return params
+
+
+def keys_of(kind):
+    return [key for key in ALL_BLOCKS if isinstance(BLOCKS.get(key), kind)]
+
+
+# ---------------------------------------------------------------------------------------------- the tests
+
+def test_every_block_is_listed():
+    """A block no table lists is tested by no one: a new block fails here until BLOCKS says how it runs."""
+    unlisted = [key for key in ALL_BLOCKS if key not in BLOCKS]
+    stale = [key for key in BLOCKS if key not in ALL_BLOCKS]
+    assert not unlisted and not stale, "blocks listed nowhere: %s; listed but gone: %s" % (unlisted, stale)
+    for key, entry in BLOCKS.items():
+        kind = ALL_BLOCKS[key].kind
+        expected = {"playbook": (Run, Covered), "tasks": (Run, Covered), "inventory": (Inventory,), "yaml": (Checked,)}
+        assert isinstance(entry, expected[kind]), "%s is a %s, listed as %s" % (key, kind, type(entry).__name__)
+        if isinstance(entry, Run):
+            assert entry.why or not entry.needs(), "%s: say why it needs what it is given" % key
+            assert entry.check_mode is None or isinstance(entry.check_mode, str), key
+            if entry.continues:
+                assert group_of(entry.continues) == group_of(key), key
+                given = (entry.play_vars, entry.secret_vars, entry.play_env, entry.hostvars, entry.placeholders)
+                assert not any(given) and not entry.check_mode, "%s takes what its play has: files only" % key
+        if isinstance(entry, Covered):
+            assert os.path.exists(os.path.join(os.path.dirname(__file__), entry.test)), entry.test
+        if isinstance(entry, (Checked, Covered)) or (isinstance(entry, Inventory) and entry.setup):
+            assert entry.why, "%s: say why" % key
+    assert set(GROUPS) <= set(run_groups()), "GROUPS names a group that runs no block"
+    for group, settings in GROUPS.items():
+        assert not settings.own_test or callable(globals().get(settings.own_test)), group
+        assert not settings.inventory or not any(run.hostvars for key, block, run in group_members(group)), group
+        assert not settings.limit or settings.why, group
+
+
+@pytest.mark.parametrize("key", keys_of(Checked))
+def test_yaml_files_of_the_guide(key):
+    BLOCKS[key].check(ALL_BLOCKS[key])
+
+
+@pytest.mark.parametrize("key", keys_of(Inventory))
+def test_inventory_files_of_the_guide(key, simulator, collection_parent, tmp_path):
+    entry = BLOCKS[key]
+    scene = Scene(simulator, tmp_path, collection_parent)
+    if entry.setup:
+        entry.setup(scene)
+    scene.write(entry.filename, ALL_BLOCKS[key].text)
+    entry.check(scene, inventory_list(scene, entry.filename))
+
+
+@pytest.mark.parametrize("group", group_params())
+def test_playbooks_of_the_guide_and_examples(group, simulator, collection_parent, tmp_path):
+    """The group's blocks, one play each, in one ansible-playbook run; then what a user would see."""
+    scene = Scene(simulator, tmp_path, collection_parent)
+    scene.command(prepare_group(group, scene))
+    check = GROUPS.get(group, Group()).check
+    if check:
+        check(scene)
+
+
+def utc_day():
+    return time.strftime("%Y-%m-%d", time.gmtime())
+
+
+def test_the_pull_request_guide_on_each_event_of_a_pull_request(simulator, collection_parent, tmp_path):
+    """The playbook as the pipeline runs it: opened, a push (which changes nothing, as the page says),
+    a push asking for a reset, closed."""
+    scene = Scene(simulator, tmp_path, collection_parent)
+    argv = prepare_group("pull request", scene)
+
+    def event(name, **more):
+        before = simulator.requests()
+        scene.command(with_extra_vars(argv, scene, dict(pr_number=7, pr_event=name, **more)))
+        return simulator.requests(since=before[-1]["seq"] if before else 0)
+
+    day = utc_day()
+    event("opened")
+    (project,) = [project for project in scene.api("/projects?limit=400")["projects"] if project["name"] == "shop"]
+    branch = branch_named(scene, project["id"], "pr-7")
+    assert branch and branch["parent_id"] == branch_named(scene, project["id"], "main")["id"]
+    assert branch["expires_at"].endswith("T00:00:00Z"), "the expiry is not a day (midnight, UTC)"
+    (compute,) = scene.api("/projects/%s/branches/%s/endpoints" % (project["id"], branch["id"]))["endpoints"]
+    (migrated,) = migrations(scene)
+    assert migrated["argv"] == ["migrate"] and migrated["cwd"] == str(scene.dir / "app")
+    assert (migrated["user"], migrated["database"], migrated["password"]) == ("shop_owner", "shop", True)
+    assert migrated["host"] == compute["host"].replace(compute["id"], compute["id"] + "-pooler", 1)
+
+    # Pushes change nothing: the expiry moves once a day, so two runs on both sides of midnight (UTC)
+    # see it move once; then a push again, on one day.
+    for attempt in range(2):
+        changes = [(entry["method"], entry["path"]) for entry in event("synchronize") if entry["method"] != "GET"]
+        if utc_day() == day:
+            break
+        day = utc_day()
+    assert changes == [], "a push changed something (attempt %d)" % (attempt + 1)
+    assert len(migrations(scene)) == 2 + attempt
+
+    reset = event("synchronize", reset=True)
+    assert [entry["path"] for entry in reset if entry["method"] == "POST"] == [
+        "/api/v2/projects/%s/branches/%s/restore" % (project["id"], branch["id"])]
+    assert branch_named(scene, project["id"], "pr-7")["id"] == branch["id"]
+
+    event("closed")
+    assert branch_named(scene, project["id"], "pr-7") is None
+    assert len(migrations(scene)) == 3 + attempt, "the migrations ran on close"
