@@ -516,15 +516,13 @@ def _setup_branches(sim, project_id, count):
 
 def provisioning(sim, pace, log=print):
     """Request counts of the provisioning modules' tasks, in the order a pull request's playbook runs them."""
-    from ansible_collections.neon.cloud.plugins.module_utils._branches import (
-        BranchTask,
-        branches_with_endpoints,
-        connection_details,
-    )
-    from ansible_collections.neon.cloud.plugins.module_utils._catalog import DatabaseTask, RoleTask
-    from ansible_collections.neon.cloud.plugins.module_utils._computes import ComputeTask
-    from ansible_collections.neon.cloud.plugins.module_utils._project_resource import ProjectTask
-    from ansible_collections.neon.cloud.plugins.module_utils._resources import ResourceTask
+    from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import Branch
+    from ansible_collections.neon.cloud.plugins.module_utils._resources.computes import Compute
+    from ansible_collections.neon.cloud.plugins.module_utils._resources.connections import connection_details
+    from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branches_with_endpoints
+    from ansible_collections.neon.cloud.plugins.module_utils._resources.projects import Project
+    from ansible_collections.neon.cloud.plugins.module_utils._resources.roles_databases import Database, Role
+    from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
 
     branch_settings = dict.fromkeys(("name", "parent", "parent_timestamp", "parent_lsn", "protected", "expires_at"))
     branch_settings["name"] = PROVISIONING_BRANCH
@@ -534,29 +532,29 @@ def provisioning(sim, pace, log=print):
     state = {}
 
     def project_task(client, absent=False, compute=None):
-        task = ProjectTask(ResourceTask(client), name=PROVISIONING_PROJECT)
+        task = Project(ResourceTask(client), name=PROVISIONING_PROJECT)
         if absent:
             return task.absent()
         return task.present(dict(project_settings, compute=compute))
 
     def branch_task(client, absent=False, reset=False):
-        task = BranchTask(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH)
+        task = Branch(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH, compute=True,
+                      reset_from_parent=reset)
         if absent:
             return task.absent()
-        return task.present(dict(branch_settings), True, reset)
+        return task.present(dict(branch_settings))
 
     def role_task(client, absent=False, reset=False):
-        task = RoleTask(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH, "app")
-        return task.absent() if absent else task.present(reset_password=reset)
+        task = Role(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH, "app", reset_password=reset)
+        return task.absent() if absent else task.present()
 
     def database_task(client, absent=False, owner="app"):
-        task = DatabaseTask(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH, "shop")
-        return task.absent() if absent else task.present(owner)
+        task = Database(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH, "shop")
+        return task.absent() if absent else task.present({"owner": owner})
 
     def endpoint_task(client, run_state="present", settings=None):
-        task = ComputeTask(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH, "read_write", None)
-        return task.present(dict(dict.fromkeys(("min_cu", "max_cu", "suspend_timeout_seconds")), **(settings or {})),
-                            run_state)
+        task = Compute(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH, "read_write", None, run_state)
+        return task.present(dict(dict.fromkeys(("min_cu", "max_cu", "suspend_timeout_seconds")), **(settings or {})))
 
     def project_create(client):
         result = project_task(client, compute=PROVISIONING_COMPUTE)

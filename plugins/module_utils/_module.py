@@ -18,6 +18,8 @@ import json
 import re
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
+from ansible.module_utils.common.validation import check_type_dict, check_type_float, check_type_int
+from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import (
     DEFAULT_API_URL,
@@ -35,9 +37,11 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.connection import 
     url_credentials,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure
-from ansible_collections.neon.cloud.plugins.module_utils._resources import ResourceTask
 from ansible_collections.neon.cloud.plugins.module_utils._api.redaction import SecretScrubber, one_line
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
 
+# The settings a compute option (``branch``'s ``compute``) takes, and their types.
+COMPUTE_OPTIONS = {"min_cu": (int, float), "max_cu": (int, float), "suspend_timeout_seconds": (int,)}
 OPERATION_ID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 # Result fields that carry our sentences and excerpts of answers: always scrubbed on the way out.
 # Everything else but the secrets returned on purpose (a created key's ``key``, a connection URI and
@@ -121,6 +125,42 @@ class NeonModule:
         self.require_positive("wait_timeout")
         return ResourceTask(self.client, wait=self.params["wait"], wait_timeout=self.params["wait_timeout"],
                             check_mode=self.check_mode, diff=self.diff)
+
+    def compute_option(self, name):
+        """A ``raw`` option that is true, false or a dict of compute settings, checked. A string that is no
+        boolean (as ``-a 'compute="min_cu=0.25 max_cu=1"'`` gives) is read as Ansible reads a dict option's
+        string: ``k=v k2=v2``, ``k=v, k2=v2`` or a JSON object; a setting given as a string is read as a number."""
+        value = self.params[name]
+        if isinstance(value, str):
+            try:
+                return boolean(value, strict=True)
+            except TypeError:
+                pass
+            try:
+                value = check_type_dict(value)
+            except TypeError as exc:
+                self.fail("%s must be true, false or a dict of min_cu, max_cu and suspend_timeout_seconds (in -a: "
+                          "key=value pairs such as %s=\"min_cu=0.25 max_cu=1\", or a JSON object), got %r: %s"
+                          % (name, name, value, exc))
+        if isinstance(value, dict):
+            unknown = sorted(set(value) - set(COMPUTE_OPTIONS))
+            if unknown:
+                self.fail("%s takes min_cu, max_cu and suspend_timeout_seconds, not %s" % (name, ", ".join(unknown)))
+            value = dict(value)
+            for option, types in COMPUTE_OPTIONS.items():
+                if isinstance(value.get(option), str):
+                    try:
+                        value[option] = (check_type_float if float in types else check_type_int)(value[option])
+                    except TypeError:
+                        pass  # refused below, with the value as given
+                if value.get(option) is not None and (type(value[option]) not in types):
+                    self.fail("%s.%s must be a number, got %r" % (name, option, value[option]))
+            return value
+        try:
+            return boolean(value, strict=True)
+        except TypeError:
+            self.fail("%s must be true, false or a dict of min_cu, max_cu and suspend_timeout_seconds" % name)
+        return None
 
     def require_operation_id(self, value, option):
         if not isinstance(value, str) or not OPERATION_ID_PATTERN.match(value):

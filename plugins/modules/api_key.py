@@ -275,7 +275,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._keys.lifecycle import 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 
 
-def run(neon):
+def work(neon):
     params = neon.params
     name = params["name"]
     if name is not None and not 1 <= len(name) <= KEY_NAME_MAX:
@@ -318,7 +318,7 @@ def main():
         ),
         required_by={"project_id": "org_id"},
         supports_check_mode=True,
-    ).run(run)
+    ).run(work)
 
 
 if __name__ == "__main__":

@@ -146,7 +146,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._keys.plan import PlanE
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 
 
-def run(neon):
+def work(neon):
     name, key_id, project_id = neon.params["name"], neon.params["id"], neon.params["project_id"]
     unused_days = neon.params["unused_days"]
     neon.require_path_parameter("org_id")
@@ -174,7 +174,7 @@ def main():
         ),
         required_by={"project_id": "org_id"},
         supports_check_mode=True,
-    ).run(run)
+    ).run(work)
 
 
 if __name__ == "__main__":

@@ -101,14 +101,14 @@ from ansible_collections.neon.cloud.plugins.module_utils._account.identity impor
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 
 
-def run(neon):
+def work(neon):
     result = describe_key(neon.client)
     result["changed"] = False
     return result
 
 
 def main():
-    NeonModule(argument_spec=dict(), supports_check_mode=True).run(run)
+    NeonModule(argument_spec=dict(), supports_check_mode=True).run(work)
 
 
 if __name__ == "__main__":

@@ -231,63 +231,23 @@ operations:
   sample: [{"id": "0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c10", "action": "create_branch", "status": "finished"}]
 """
 
-from ansible.module_utils.common.validation import check_type_dict, check_type_float, check_type_int
-from ansible.module_utils.parsing.convert_bool import boolean
-
-from ansible_collections.neon.cloud.plugins.module_utils._branches import BranchTask
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC
+from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import Branch
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
-COMPUTE_OPTIONS = {"min_cu": (int, float), "max_cu": (int, float), "suspend_timeout_seconds": (int,)}
 SETTINGS = ("name", "parent", "parent_timestamp", "parent_lsn", "protected", "expires_at")
 
 
-def compute_option(neon, value):
-    """``compute``: true, false or a dict of compute settings, checked. A string that is no boolean (as
-    ``-a 'compute="min_cu=0.25 max_cu=1"'`` gives) is read as Ansible reads a dict option's string:
-    ``k=v k2=v2``, ``k=v, k2=v2`` or a JSON object; a setting given as a string is read as a number."""
-    if isinstance(value, str):
-        try:
-            return boolean(value, strict=True)
-        except TypeError:
-            pass
-        try:
-            value = check_type_dict(value)
-        except TypeError as exc:
-            neon.fail("compute must be true, false or a dict of min_cu, max_cu and suspend_timeout_seconds (in -a: "
-                      "key=value pairs such as compute=\"min_cu=0.25 max_cu=1\", or a JSON object), got %r: %s"
-                      % (value, exc))
-    if isinstance(value, dict):
-        unknown = sorted(set(value) - set(COMPUTE_OPTIONS))
-        if unknown:
-            neon.fail("compute takes min_cu, max_cu and suspend_timeout_seconds, not %s" % ", ".join(unknown))
-        value = dict(value)
-        for option, types in COMPUTE_OPTIONS.items():
-            if isinstance(value.get(option), str):
-                try:
-                    value[option] = (check_type_float if float in types else check_type_int)(value[option])
-                except TypeError:
-                    pass  # refused below, with the value as given
-            if value.get(option) is not None and (type(value[option]) not in types):
-                neon.fail("compute.%s must be a number, got %r" % (option, value[option]))
-        return value
-    try:
-        return boolean(value, strict=True)
-    except TypeError:
-        neon.fail("compute must be true, false or a dict of min_cu, max_cu and suspend_timeout_seconds")
-    return None
-
-
-def run(neon):
+def work(neon):
     params = neon.params
     if not 1 <= len(params["name"]) <= 256:
         neon.fail("name must be 1 to 256 characters long, got %d" % len(params["name"]))
     task = neon.resource_task("project_id", "name")
-    branch = BranchTask(task, params["project_id"], params["name"])
     if params["state"] == "absent":
-        return branch.absent()
-    compute = compute_option(neon, params["compute"])
-    return branch.present(dict((option, params[option]) for option in SETTINGS), compute, params["reset_from_parent"])
+        return Branch(task, params["project_id"], params["name"]).absent()
+    branch = Branch(task, params["project_id"], params["name"], compute=neon.compute_option("compute"),
+                    reset_from_parent=params["reset_from_parent"])
+    return branch.present(dict((option, params[option]) for option in SETTINGS))
 
 
 def main():
@@ -308,7 +268,7 @@ def main():
         argument_spec=spec,
         mutually_exclusive=[("parent_timestamp", "parent_lsn")],
         supports_check_mode=True,
-    ).run(run)
+    ).run(work)
 
 
 if __name__ == "__main__":

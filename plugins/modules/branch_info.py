@@ -133,19 +133,22 @@ branches:
       sample: [{"id": 4321, "name": "shop", "owner_name": "app"}]
 """
 
-from ansible_collections.neon.cloud.plugins.module_utils._branches import branches_with_endpoints
-from ansible_collections.neon.cloud.plugins.module_utils._catalog import DATABASES, ROLES, list_catalog
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
+from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import DATABASE, ROLE
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
+    branches_with_endpoints,
+    list_roles_or_databases,
+)
 
 
-def run(neon):
+def work(neon):
     neon.require_path_parameter("project_id")
     project_id = neon.params["project_id"]
     branches = branches_with_endpoints(neon.client, project_id, neon.params["name"])
     if neon.params["roles_and_databases"]:
         for branch in branches:
-            branch["roles"] = list_catalog(neon.client, project_id, branch["id"], ROLES)
-            branch["databases"] = list_catalog(neon.client, project_id, branch["id"], DATABASES)
+            branch["roles"] = list_roles_or_databases(neon.client, project_id, branch["id"], ROLE)
+            branch["databases"] = list_roles_or_databases(neon.client, project_id, branch["id"], DATABASE)
     return dict(changed=False, branches=branches)
 
 
@@ -157,7 +160,7 @@ def main():
             roles_and_databases=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
-    ).run(run)
+    ).run(work)
 
 
 if __name__ == "__main__":

@@ -129,11 +129,11 @@ endpoint_id:
   sample: ep-jolly-frost-a57qv4wh
 """
 
-from ansible_collections.neon.cloud.plugins.module_utils._branches import connection_details
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
+from ansible_collections.neon.cloud.plugins.module_utils._resources.connections import connection_details
 
 
-def run(neon):
+def work(neon):
     params = neon.params
     neon.require_path_parameter("project_id")
     details = connection_details(neon.client, params["project_id"], branch=params["branch"],
@@ -151,7 +151,7 @@ def main():
             pooled=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
-    ).run(run)
+    ).run(work)
 
 
 if __name__ == "__main__":

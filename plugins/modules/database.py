@@ -140,26 +140,26 @@ operations:
   sample: [{"id": "0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c10", "action": "apply_config", "status": "finished"}]
 """
 
-from ansible_collections.neon.cloud.plugins.module_utils._catalog import (
+from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
+from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
     DATABASE_NAME_MAX_BYTES,
     RESERVED_DATABASES,
-    DatabaseTask,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC
+from ansible_collections.neon.cloud.plugins.module_utils._resources.roles_databases import Database
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
 
-def run(neon):
+def work(neon):
     params = neon.params
     if len(params["name"].encode("utf-8")) > DATABASE_NAME_MAX_BYTES:
         neon.fail("name must be at most %d bytes long" % DATABASE_NAME_MAX_BYTES)
     if params["name"] in RESERVED_DATABASES:
         neon.fail("name %r is one of the service's own databases (%s)" % (params["name"], ", ".join(RESERVED_DATABASES)))
     task = neon.resource_task("project_id", "branch", "name")
-    database = DatabaseTask(task, params["project_id"], params["branch"], params["name"])
+    database = Database(task, params["project_id"], params["branch"], params["name"])
     if params["state"] == "absent":
         return database.absent()
-    return database.present(params["owner"])
+    return database.present({"owner": params["owner"]})
 
 
 def main():
@@ -171,7 +171,7 @@ def main():
         state=dict(type="str", default="present", choices=["present", "absent"]),
     )
     spec.update(WAIT_ARGUMENT_SPEC)
-    NeonModule(argument_spec=spec, supports_check_mode=True).run(run)
+    NeonModule(argument_spec=spec, supports_check_mode=True).run(work)
 
 
 if __name__ == "__main__":

@@ -165,23 +165,23 @@ operations:
   sample: [{"id": "0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c10", "action": "start_compute", "status": "finished"}]
 """
 
-from ansible_collections.neon.cloud.plugins.module_utils._computes import ComputeTask
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import compute_settings_problem
-from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC
+from ansible_collections.neon.cloud.plugins.module_utils._resources.computes import Compute
+from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import compute_settings_problem
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
 
-def run(neon):
+def work(neon):
     params = neon.params
     settings = dict((option, params[option]) for option in ("min_cu", "max_cu", "suspend_timeout_seconds"))
     problem = compute_settings_problem(settings)
     if problem:
         neon.fail(problem)
     task = neon.resource_task("project_id", "branch", "id")
-    compute = ComputeTask(task, params["project_id"], params["branch"], params["type"], params["id"])
+    compute = Compute(task, params["project_id"], params["branch"], params["type"], params["id"], params["state"])
     if params["state"] == "absent":
         return compute.absent()
-    return compute.present(settings, params["state"])
+    return compute.present(settings)
 
 
 def main():
@@ -196,7 +196,7 @@ def main():
         state=dict(type="str", default="present", choices=["present", "absent", "started", "suspended", "restarted"]),
     )
     spec.update(WAIT_ARGUMENT_SPEC)
-    NeonModule(argument_spec=spec, supports_check_mode=True).run(run)
+    NeonModule(argument_spec=spec, supports_check_mode=True).run(work)
 
 
 if __name__ == "__main__":

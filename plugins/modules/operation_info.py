@@ -180,7 +180,7 @@ def matcher(params):
     return lambda operation: all(operation.get(field) in values for field, values in wanted.items())
 
 
-def run(neon):
+def work(neon):
     params = neon.params
     neon.require_path_parameter("project_id")
     if params["operation_id"] is not None:
@@ -208,7 +208,7 @@ def main():
             endpoint_id=dict(type="str"),
         ),
         supports_check_mode=True,
-    ).run(run)
+    ).run(work)
 
 
 if __name__ == "__main__":

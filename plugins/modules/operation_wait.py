@@ -194,7 +194,7 @@ def failure_message(outcome, timeout):
         "; ".join(describe_operation(operation.get("id"), operation) for operation in failed))
 
 
-def run(neon):
+def work(neon):
     params = neon.params
     neon.require_positive("timeout")
     neon.require_positive("poll_interval")
@@ -224,7 +224,7 @@ def main():
         ),
         mutually_exclusive=[("operation_ids", "operations")],
         supports_check_mode=True,
-    ).run(run)
+    ).run(work)
 
 
 if __name__ == "__main__":

@@ -193,19 +193,19 @@ operations:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._project_resource import ProjectTask
-from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC
+from ansible_collections.neon.cloud.plugins.module_utils._resources.projects import Project
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
 SETTINGS = ("name", "org_id", "region_id", "pg_version", "history_retention_seconds", "compute", "default_branch",
             "database", "role")
 
 
-def run(neon):
+def work(neon):
     params = neon.params
     if params["name"] is not None and not 1 <= len(params["name"]) <= 256:
         neon.fail("name must be 1 to 256 characters long, got %d" % len(params["name"]))
     task = neon.resource_task("id", "org_id")
-    project = ProjectTask(task, name=params["name"], project_id=params["id"], org_id=params["org_id"])
+    project = Project(task, name=params["name"], project_id=params["id"], org_id=params["org_id"])
     if params["state"] == "absent":
         return project.absent()
     return project.present(dict((option, params[option]) for option in SETTINGS))
@@ -234,7 +234,7 @@ def main():
         argument_spec=spec,
         required_one_of=[("name", "id")],
         supports_check_mode=True,
-    ).run(run)
+    ).run(work)
 
 
 if __name__ == "__main__":

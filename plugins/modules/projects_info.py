@@ -164,7 +164,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModu
 from ansible_collections.neon.cloud.plugins.module_utils._account.projects import ProjectReader
 
 
-def run(neon):
+def work(neon):
     params = neon.params
     neon.require_path_parameter("org_id")
     found = ProjectReader(neon.client, project_id=params["project_id"], name=params["name"],
@@ -184,7 +184,7 @@ def main():
         ),
         mutually_exclusive=[("org_id", "shared")],
         supports_check_mode=True,
-    ).run(run)
+    ).run(work)
 
 
 if __name__ == "__main__":

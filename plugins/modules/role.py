@@ -155,22 +155,24 @@ operations:
   sample: [{"id": "0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c10", "action": "apply_config", "status": "finished"}]
 """
 
-from ansible_collections.neon.cloud.plugins.module_utils._catalog import ROLE_NAME_MAX_BYTES, RoleTask
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources import WAIT_ARGUMENT_SPEC
+from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import ROLE_NAME_MAX_BYTES
+from ansible_collections.neon.cloud.plugins.module_utils._resources.roles_databases import Role
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
 
-def run(neon):
+def work(neon):
     params = neon.params
     if len(params["name"].encode("utf-8")) > ROLE_NAME_MAX_BYTES:
         neon.fail("name must be at most %d bytes long" % ROLE_NAME_MAX_BYTES)
     task = neon.resource_task("project_id", "branch", "name")
-    role = RoleTask(task, params["project_id"], params["branch"], params["name"])
     if params["state"] == "absent":
         if params["reset_password"] or params["reveal_password"]:
             neon.fail("reset_password and reveal_password need state=present")
-        return role.absent()
-    return role.present(reset_password=params["reset_password"], reveal_password=params["reveal_password"])
+        return Role(task, params["project_id"], params["branch"], params["name"]).absent()
+    role = Role(task, params["project_id"], params["branch"], params["name"], reset_password=params["reset_password"],
+                reveal_password=params["reveal_password"])
+    return role.present()
 
 
 def main():
@@ -187,7 +189,7 @@ def main():
         argument_spec=spec,
         mutually_exclusive=[("reset_password", "reveal_password")],
         supports_check_mode=True,
-    ).run(run)
+    ).run(work)
 
 
 if __name__ == "__main__":

@@ -471,14 +471,14 @@ def test_a_faulty_answer_to_a_project_create_never_creates_it_twice(sim, fault):
 
 
 def test_branch_info_reads_every_page_and_each_branch_s_computes(sim, monkeypatch):
-    from ansible_collections.neon.cloud.plugins.module_utils import _branches
+    from ansible_collections.neon.cloud.plugins.module_utils._resources import finding
 
     project = new_project(sim)
     pid = project["project"]["id"]
     for name in ("dev", "qa", "pr-7", "pr-8"):
         ok(run(sim, "branch", project_id=pid, name=name, compute=name.startswith("pr-"), wait=False))
     sim.advance_clock(30)
-    monkeypatch.setattr(_branches, "BRANCHES_PAGE_MAX", 2)  # five branches: three pages of the service's cursor
+    monkeypatch.setattr(finding, "BRANCHES_PAGE_MAX", 2)  # five branches: three pages of the service's cursor
     seq = last_seq(sim)
     listed = ok(run(sim, "branch_info", project_id=pid))["branches"]
     pages = [entry for entry in sim.requests(since=seq) if entry["path"].endswith("/branches")]

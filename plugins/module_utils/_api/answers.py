@@ -14,7 +14,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+try:
+    from urllib.parse import unquote, urlsplit
+except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the import sanity test quiet
+    from urllib import unquote  # type: ignore
+    from urlparse import urlsplit  # type: ignore
+
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import PaginationError, UnexpectedAnswer
+
+POSTGRES_PORT = 5432
 
 _MISSING = object()
 _TYPE_NAMES = {
@@ -319,6 +327,19 @@ def connection_uris(data):
         return []
     return [item["connection_uri"] for item in listed
             if isinstance(item, dict) and isinstance(item.get("connection_uri"), str) and item["connection_uri"]]
+
+
+def uri_parts(uri):
+    """scheme, host, port, database, role and password of a connection URI (``postgresql://...``), or
+    None when it cannot be read; the one place URIs the service answers are taken apart."""
+    try:
+        split = urlsplit(uri)
+        port = split.port
+    except (ValueError, TypeError, AttributeError):
+        return None
+    return dict(scheme=split.scheme, host=split.hostname, port=port or POSTGRES_PORT,
+                database=unquote(split.path.lstrip("/")), role=unquote(split.username or ""),
+                password=unquote(split.password or ""))
 
 
 def connection_uri(data, path):

@@ -53,7 +53,7 @@ BODY_EXCERPT_CHARS = 200
 ANSWER_DEPTH_MAX = 32
 
 __all__ = ["DEFAULT_API_URL", "HAS_REQUESTS", "REQUESTS_IMPORT_ERROR", "NeonClient", "NeonAPIError",
-           "api_path", "query_string"]
+           "api_path", "project_path", "query_string"]
 
 
 class PathParameterError(ValueError):
@@ -70,6 +70,11 @@ def api_path(*segments):
         if str(segment) in ("", ".", ".."):
             raise PathParameterError("a path parameter must not be empty, '.' or '..', got %r" % (segment,))
     return "/" + "/".join(quote(str(segment), safe="") for segment in segments)
+
+
+def project_path(project_id, *more):
+    """The path of a project, or of something below it (``project_path(p, "branches", b)``)."""
+    return api_path("projects", project_id, *more)
 
 
 def query_string(params):

@@ -25,9 +25,11 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.neon.cloud.plugins.module_utils._keys.api_keys import newest_first, public_record
+from ansible_collections.neon.cloud.plugins.module_utils._api.create_once import create_once
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._keys.api_keys import newest_first, public_record
 from ansible_collections.neon.cloud.plugins.module_utils._keys.plan import PlanError, kept_among_new, plan_present
+from ansible_collections.neon.cloud.plugins.module_utils._results import task_result
 
 NEW_KEY_PLACEHOLDER = "(new)"
 
@@ -60,11 +62,7 @@ class KeyTask:
         return {"api_keys": shown}
 
     def _result(self, before, after, **result):
-        if self.diff:
-            result["diff"] = dict(before=self._summary(before), after=self._summary(after))
-        if self.warnings:
-            result["warnings"] = list(self.warnings)
-        return result
+        return task_result(result, self.warnings, self.diff, self._summary(before), self._summary(after))
 
     def _describe(self, keys):
         return ", ".join(str(key["id"]) for key in newest_first(keys)) or "none"
@@ -186,36 +184,32 @@ class KeyTask:
                             revoked_keys=revoked, action="converged", reason=reason)
 
     def _create_once(self, name, project_id, known_ids):
-        """Create the key; after an ambiguous failure, list again before deciding anything."""
-        started = self.client.clock()
-        attempts = self.client.retries + 1
-        for attempt in range(1, attempts + 1):
-            try:
-                return self.store.create(name, project_id)
-            except NeonAPIError as error:
-                if not error.ambiguous:
-                    raise
-                appeared = [key for key in self._matching(self._list_after(error), name, project_id)
-                            if key["id"] not in known_ids]
-                if appeared:
-                    raise self._created_but_unreadable(error, newest_first(appeared)[0], name)
-                if error.in_flight:
-                    raise TaskFailure(
-                        "%s. The keys were listed again and no key named %r is there yet, but the service may still "
-                        "be carrying it out, so it was not asked again (that could create a second key). "
-                        "Check with neon.cloud.api_key_info in a moment: run the task again if no key appeared; a "
-                        "key that appears late cannot show its secret, so revoke it or use rotate=true if you need "
-                        "one." % (error.describe(not_repeated=False), name), cause=error, error=error.to_dict())
-                if not error.retryable or attempt == attempts:
-                    raise TaskFailure(
-                        "%s. The keys were listed after %s and no key named %r had appeared, so no key was created%s" % (
-                            error.describe(not_repeated=False, attempts=False),
-                            "each of %d attempts" % attempt if attempt > 1 else "the attempt", name,
-                            "; gave up after %d attempts over %.1f s" % (attempt, self.client.clock() - started)
-                            if attempt > 1 else ""),
-                        cause=error, error=error.gave_up(attempt, self.client.clock() - started).to_dict())
-                # The listing shows it was not carried out: asking again cannot make a second key.
-        raise AssertionError("unreachable")  # pragma: no cover
+        """Create the key (_api/create_once.py); after an ambiguous failure, list again before deciding anything."""
+        def appeared(error):
+            made = [key for key in self._matching(self._list_after(error), name, project_id) if key["id"] not in known_ids]
+            return newest_first(made)[0] if made else None
+
+        def found(error, key):
+            raise self._created_but_unreadable(error, key, name)
+
+        def in_flight(error):
+            return TaskFailure(
+                "%s. The keys were listed again and no key named %r is there yet, but the service may still "
+                "be carrying it out, so it was not asked again (that could create a second key). "
+                "Check with neon.cloud.api_key_info in a moment: run the task again if no key appeared; a "
+                "key that appears late cannot show its secret, so revoke it or use rotate=true if you need "
+                "one." % (error.describe(not_repeated=False), name), cause=error, error=error.to_dict())
+
+        def not_created(error, attempts, elapsed):
+            return TaskFailure(
+                "%s. The keys were listed after %s and no key named %r had appeared, so no key was created%s" % (
+                    error.describe(not_repeated=False, attempts=False),
+                    "each of %d attempts" % attempts if attempts > 1 else "the attempt", name,
+                    "; gave up after %d attempts over %.1f s" % (attempts, elapsed) if attempts > 1 else ""),
+                cause=error, error=error.gave_up(attempts, elapsed).to_dict())
+
+        return create_once(self.client, lambda: self.store.create(name, project_id), appeared, found, in_flight,
+                           not_created)
 
     def _list_after(self, error):
         """The keys, listed to find out what an ambiguous request did."""

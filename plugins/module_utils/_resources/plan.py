@@ -1,18 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Resources described as data, and the pure decisions about them.
+"""The generic decision: a resource's description and the Plan for (as it is, as asked). Pure.
 
-A resource (project, branch, compute, and later roles and databases) is described once: which
-playbook options map to which API fields (``min_cu`` -> ``autoscaling_limit_min_cu``), which of
-them can only be set at creation, which are only sent at creation (what a project provisions),
-and how values compare. ``decide`` turns (the resource as it is, the options as asked) into a
-Plan: create, update these fields, delete, nothing, or refuse with a reason. Nothing here sends
-a request; _resources.py carries plans out, and the unit tests check every decision alone.
-
-The choices among listed objects are here too, for the same reason: the one project or branch
-of a name (two of one name is a refusal naming both), a branch by name or id, and the read-write
-compute of a branch (the service lists computes in no promised order, so never ``endpoints[0]``).
+A resource is described once as data (descriptions.py): which playbook options map to which API
+fields (``min_cu`` -> ``autoscaling_limit_min_cu``), which of them can only be set at creation, which
+are only sent at creation (what a project provisions), and how values compare. ``decide`` turns
+(the object as it is, the options as asked) into a Plan: create, update these fields, delete,
+nothing, or refuse with a reason. Nothing here sends a request (resource.py carries plans out), so
+the unit tests check every decision alone. ``only_one`` is the one choice every find shares: an
+object of a name, two of one name being a refusal that names both.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -27,17 +24,6 @@ UPDATE = "update"
 DELETE = "delete"
 NOTHING = "none"
 REFUSE = "refuse"
-
-READ_WRITE = "read_write"
-POOLER_SUFFIX = "-pooler"
-# States an object stays in until something changes it (docs/docsite/rst/api-behaviour.rst): a branch
-# is ``init`` while being made and ``resetting`` while restored; a compute ``init`` while being made.
-SETTLED_BRANCH_STATES = ("ready", "archived")
-UNSETTLED_COMPUTE_STATES = ("init",)
-# Compute sizes and suspend timeouts the service takes (docs/docsite/rst/api-behaviour.rst, "Computes").
-MIN_CU = 0.25
-SUSPEND_TIMEOUT_RANGE = (60, 604800)
-SUSPEND_TIMEOUT_SPECIAL = (-1, 0)
 
 
 def same_value(before, after):
@@ -94,9 +80,10 @@ class Description:
     """A resource as data: its kind (for messages), the key of one object in requests and answers,
     what an answer's object is checked for (_api/answers.py), and its fields."""
 
-    def __init__(self, kind, key, answer_fields, fields):
+    def __init__(self, kind, key, answer_fields, fields, plural=None):
         self.kind = kind
         self.key = key
+        self.plural = plural or key + "s"  # the key of a list of them, and their path segment
         self.answer_fields = answer_fields
         self.fields = list(fields)
 
@@ -236,102 +223,3 @@ def only_one(candidates, kinds, name, where=""):
                       "was changed. Give the id of the one you mean." % (
                           len(candidates), kinds, name, where, ", ".join(str(item.get("id")) for item in candidates)))
     return candidates[0] if candidates else None
-
-
-def find_branch(branches, wanted):
-    """The branch whose id is ``wanted``, else the one named ``wanted``; None when neither exists.
-
-    An id is looked for first: ids are unique and start with ``br-``; names are unique within a
-    project too (docs/docsite/rst/api-behaviour.rst), but a listing that shows two is refused.
-    """
-    by_id = [branch for branch in branches if branch["id"] == wanted]
-    if by_id:
-        return by_id[0]
-    return only_one([branch for branch in branches if branch["name"] == wanted], "branches", wanted)
-
-
-def default_branch(branches):
-    """The project's default branch (``default``, or the deprecated ``primary`` of older answers)."""
-    marked = [branch for branch in branches if branch.get("default") is True]
-    if not marked:
-        marked = [branch for branch in branches if branch.get("primary") is True]
-    if len(marked) > 1:
-        raise Refusal("the service lists %d default branches (%s); cannot tell which one is meant" % (
-            len(marked), ", ".join(branch["id"] for branch in marked)))
-    return marked[0] if marked else None
-
-
-def children_of(branches, branch_id):
-    return [branch for branch in branches if branch.get("parent_id") == branch_id]
-
-
-def read_write_endpoint(endpoints, branch_id=None):
-    """The read-write compute of a branch (of any branch when ``branch_id`` is None), or None.
-
-    The service promises no order in an endpoint list, so the compute is chosen by its type,
-    never by its position. A branch has at most one; a listing with two is refused.
-    """
-    found = [endpoint for endpoint in endpoints
-             if endpoint["type"] == READ_WRITE and (branch_id is None or endpoint.get("branch_id") == branch_id)]
-    if len(found) > 1:
-        raise Refusal("the service lists %d read-write computes (%s)%s, where a branch has one; cannot tell which to "
-                      "use" % (len(found), ", ".join(endpoint["id"] for endpoint in found),
-                               " on branch %s" % branch_id if branch_id else ""))
-    return found[0] if found else None
-
-
-def branch_settled(branch):
-    """Whether a branch is as it will stay: not being made or reset, nothing pending."""
-    return branch.get("current_state") in SETTLED_BRANCH_STATES and not branch.get("pending_state")
-
-
-def compute_settled(endpoint):
-    """Whether a compute (None: none) is as it will stay: not being made, no state change pending."""
-    if endpoint is None:
-        return True
-    pending = endpoint.get("pending_state")
-    return endpoint.get("current_state") not in UNSETTLED_COMPUTE_STATES and \
-        (not pending or pending == endpoint.get("current_state"))
-
-
-def compute_settings_problem(settings, prefix=""):
-    """Why the service would refuse these compute settings (``min_cu``, ``max_cu``,
-    ``suspend_timeout_seconds``; None values are left alone), or None. ``prefix`` names the
-    option they came in (``compute.``)."""
-    for option in ("min_cu", "max_cu"):
-        if settings.get(option) is not None and settings[option] < MIN_CU:
-            return "%s%s must be %s or more, got %s" % (prefix, option, MIN_CU, settings[option])
-    low, high = settings.get("min_cu"), settings.get("max_cu")
-    if low is not None and high is not None and low > high:
-        return "%smin_cu (%s) must not be more than %smax_cu (%s)" % (prefix, low, prefix, high)
-    timeout = settings.get("suspend_timeout_seconds")
-    if timeout is not None and timeout not in SUSPEND_TIMEOUT_SPECIAL and \
-            not SUSPEND_TIMEOUT_RANGE[0] <= timeout <= SUSPEND_TIMEOUT_RANGE[1]:
-        return "%ssuspend_timeout_seconds must be -1 (never), 0 (the service's default) or %d to %d, got %d" % (
-            prefix, SUSPEND_TIMEOUT_RANGE[0], SUSPEND_TIMEOUT_RANGE[1], timeout)
-    return None
-
-
-def read_write_first(endpoints):
-    """The endpoints with the read-write one first, the others in the order listed."""
-    return sorted(endpoints, key=lambda endpoint: endpoint["type"] != READ_WRITE)
-
-
-def pooled_host(host):
-    """The pooler's host of a compute: ``-pooler`` after the endpoint id, the first label
-    (``ep-a-1.us-east-2.aws.neon.tech`` -> ``ep-a-1-pooler.us-east-2.aws.neon.tech``)."""
-    first, dot, rest = host.partition(".")
-    if first.endswith(POOLER_SUFFIX):
-        return host
-    return first + POOLER_SUFFIX + dot + rest
-
-
-def only_name(items, kind, branch_label):
-    """The name of the branch's only role or database, when the task left it out."""
-    names = [item["name"] for item in items]
-    if len(names) == 1:
-        return names[0]
-    if not names:
-        raise Refusal("branch %s has no %s" % (branch_label, kind))
-    raise Refusal("branch %s has %d %ss (%s); say which one with the %s option" % (
-        branch_label, len(names), kind, ", ".join(sorted(names)), kind))

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Carrying out the plans of _resource_plan.py: act, wait, and keep what was done.
+"""One module run's requests, waits and record of what was done, for the walk of resource.py.
 
 One ResourceTask serves one module run, whatever resources it touches (a project and its
 default compute, a branch and its compute):
@@ -25,13 +25,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-try:
-    from urllib.parse import unquote, urlsplit
-except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the import sanity test quiet
-    from urllib import unquote  # type: ignore
-    from urlparse import urlsplit  # type: ignore
-
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
+from ansible_collections.neon.cloud.plugins.module_utils._api.create_once import create_once
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._api.operations import (
     OperationWaiter,
@@ -39,7 +34,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.operations import 
     has_ended,
     list_operations,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._results import task_result
 
 # Seconds between two polls of the operations a change started: the first after half a second,
 # each next one twice as long, up to the 5 s the service suggests (docs/docsite/rst/waiting.rst).
@@ -64,15 +60,6 @@ def already_exists(error):
     """The service's duplicate-name refusal; its status is not documented (taken here as 400, 409, 412 or 422), its message is
     (docs/docsite/rst/api-behaviour.rst: 'branch already exists', 'branch with the provided name ... already exists')."""
     return error.status in (400, 409, 412, 422) and ALREADY_EXISTS in (error.api_message or "").lower()
-
-
-def uri_password(uri):
-    """The password in a postgresql:// URI, or None."""
-    try:
-        password = urlsplit(uri).password
-    except ValueError:
-        return None
-    return unquote(password) if password else None
 
 
 class Found:
@@ -114,21 +101,18 @@ class ResourceTask:
         uris = answers.connection_uris(data)
         if uris:
             self.kept["connection_uri"] = uris[0]
-            self.client.remember_secret(uri_password(uris[0]))
+            parts = answers.uri_parts(uris[0])
+            self.client.remember_secret(parts["password"] if parts else None)
 
     def result(self, **fields):
         result = dict(self.kept, changed=self.changed, operations=self.operations)
         result.update(fields)
-        if self.warnings:
-            result["warnings"] = list(self.warnings)
-        return result
+        return task_result(result, self.warnings)
 
     def with_diff(self, result, before, after):
         """``result`` with the diff of what the task changed, when Ansible asks for one (never a secret:
         ``before`` and ``after`` are a Description's compared fields)."""
-        if self.diff:
-            result["diff"] = dict(before=before, after=after)
-        return result
+        return task_result(result, diff=self.diff, before=before, after=after)
 
     def failure(self, msg, error=None):
         """A TaskFailure saying what was already changed, with every result kept so far."""
@@ -143,7 +127,7 @@ class ResourceTask:
         """The failure for a Refusal (a choice that cannot be made, a project that does not exist)."""
         return self.failure(refusal.msg, refusal.cause)
 
-    def run(self, work, *args):
+    def keep_on_failure(self, work, *args):
         """``work(*args)``, with any request error after a change turned into a failure that keeps what was done."""
         try:
             return work(*args)
@@ -185,44 +169,47 @@ class ResourceTask:
             self.client.sleep(max(0.0, min(self.poll_interval, self.remaining())))
 
     def create(self, path, body, project_id, label, find_again):
-        """POST a create once. Returns (answer, None), or (None, Found) when looking again found it.
+        """POST a create once (_api/create_once.py). Returns (answer, None), or (None, Found) when looking
+        again found it.
 
         ``find_again()`` looks the resource up afresh and returns a Found or None. It is called after
         "already exists" (an overlapping run made it) and after an answer that leaves open whether the
         create was carried out; the create is repeated only when it proves it was not.
         """
-        attempts = self.client.retries + 1
-        for attempt in range(1, attempts + 1):
+        def send():
             try:
                 return self.send("POST", path, project_id, body), None
             except NeonAPIError as error:
                 if already_exists(error):
-                    found = self._look_again(error, find_again)
-                    if found is None:
+                    other = self._look_again(error, find_again)
+                    if other is None:
                         raise self.failure("%s; yet %s was not found when looked for again" % (
                             error.describe(), label), error)
-                    found.ours = False
-                    return None, found
+                    other.ours = False
+                    return None, other
                 if not error.ambiguous:
                     raise self.failure(error.describe(), error)
-                found = self._look_again(error, find_again)
-                if found is not None:
-                    self.warnings.append("The answer to creating %s was lost (%s); looking again found it (id %s), so "
-                                         "it was not created twice. What the answer alone holds (operations, a "
-                                         "connection URI) is not in this result." % (
-                                             label, error.problem, found.item.get("id")))
-                    return None, found
-                if error.in_flight:
-                    raise self.failure(
-                        "%s. %s was looked for again and is not there yet, but the service may still be carrying the "
-                        "request out, so it was not asked again (that could create it twice); run the task again in a "
-                        "moment" % (error.describe(not_repeated=False), label), error)
-                if not error.retryable or attempt == attempts:
-                    raise self.failure("%s. %s was looked for again after %s and had not appeared, so it was not created" % (
-                        error.describe(not_repeated=False), label,
-                        "each of %d attempts" % attempt if attempt > 1 else "the attempt"), error)
-                # Looking again proved it was not carried out: asking again cannot create it twice.
-        raise AssertionError("unreachable")  # pragma: no cover
+                raise
+
+        def found(error, item):
+            self.warnings.append("The answer to creating %s was lost (%s); looking again found it (id %s), so it was "
+                                 "not created twice. What the answer alone holds (operations, a connection URI) is not "
+                                 "in this result." % (label, error.problem, item.item.get("id")))
+            return None, item
+
+        def in_flight(error):
+            return self.failure(
+                "%s. %s was looked for again and is not there yet, but the service may still be carrying the "
+                "request out, so it was not asked again (that could create it twice); run the task again in a "
+                "moment" % (error.describe(not_repeated=False), label), error)
+
+        def not_created(error, attempts, _elapsed):
+            return self.failure("%s. %s was looked for again after %s and had not appeared, so it was not created" % (
+                error.describe(not_repeated=False), label,
+                "each of %d attempts" % attempts if attempts > 1 else "the attempt"), error)
+
+        return create_once(self.client, send, lambda error: self._look_again(error, find_again), found, in_flight,
+                           not_created)
 
     def _look_again(self, error, find_again):
         try:
@@ -248,7 +235,7 @@ class ResourceTask:
         data = self.change("PATCH", path, project_id, {description.key: plan.body if body is None else body},
                            "Updating " + label)
         self.did("updated " + label)
-        self.started(data, "PATCH", path, project_id, "updated " + label)
+        self.wait_for_operations_of(data, "PATCH", path, project_id, "updated " + label)
         return self.answered(description, data, "PATCH", path, current[id_field], id_field)
 
     def answered(self, description, data, method, path, item_id=None, id_field="id"):
@@ -261,7 +248,7 @@ class ResourceTask:
 
     # ------------------------------------------------------------------------------------------ waiting
 
-    def started(self, data, method, path, project_id, what):
+    def wait_for_operations_of(self, data, method, path, project_id, what):
         """Record the operations an answer started, and wait for them unless ``wait`` is false."""
         try:
             operations = answers.started_operations(data, method, path, project_id)

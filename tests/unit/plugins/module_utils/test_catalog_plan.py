@@ -11,10 +11,17 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
-from ansible_collections.neon.cloud.plugins.module_utils._catalog import DATABASE, ROLE, owned_by, without_password
-from ansible_collections.neon.cloud.plugins.module_utils._computes import after_state, choose_endpoint, run_change
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import CREATE, NOTHING, UPDATE, Refusal, decide
+from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
+    DATABASE,
+    ROLE,
+    after_state,
+    choose_endpoint,
+    owned_by,
+    run_change,
+    without_password,
+)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, NOTHING, UPDATE, Refusal, decide
 
 READ_WRITE = {"id": "ep-rw", "type": "read_write", "current_state": "active"}
 READ_ONLY_A = {"id": "ep-ro-a", "type": "read_only", "current_state": "idle"}

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The decisions of _resource_plan.py, without HTTP: what is created, updated, refused, chosen."""
+"""The decisions of _resources/plan.py and descriptions.py, without HTTP: what is created, updated, refused, chosen."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,32 +9,31 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.neon.cloud.plugins.module_utils._branches import (
+from ansible_collections.neon.cloud.plugins.module_utils._resources.connections import only_name, pooled_host
+from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
     BRANCH,
     COMPUTE,
+    PROJECT,
     branch_problem,
+    branch_settled,
     compute_body,
+    compute_settings_problem,
+    compute_settled,
+    default_branch,
+    find_branch,
     parent_problem,
+    read_write_endpoint,
+    read_write_first,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._project_resource import PROJECT
-from ansible_collections.neon.cloud.plugins.module_utils._resource_plan import (
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
     CREATE,
     DELETE,
     NOTHING,
     REFUSE,
     UPDATE,
     Refusal,
-    branch_settled,
-    compute_settings_problem,
-    compute_settled,
     decide,
-    default_branch,
-    find_branch,
-    only_name,
     only_one,
-    pooled_host,
-    read_write_endpoint,
-    read_write_first,
 )
 
 PROJECT_NOW = {"id": "p-1", "name": "shop", "region_id": "aws-eu-central-1", "pg_version": 17, "org_id": None,

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The resource walk (_resources.py) through the project and branch tasks, against a fake service.
+"""The resource walk (_resources/resource.py) through the project and branch resources, against a fake service.
 
 A real NeonClient talks to FakeNeon through neon_fakes' scripted transport, on a simulated clock:
 operations finish a few seconds after they start, and faults (423, a lost answer, "already
@@ -19,10 +19,12 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import pytest
 import requests
 
-from ansible_collections.neon.cloud.plugins.module_utils._branches import BranchTask, branches_with_endpoints, connection_details
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure
-from ansible_collections.neon.cloud.plugins.module_utils._project_resource import ProjectTask
-from ansible_collections.neon.cloud.plugins.module_utils._resources import ResourceTask
+from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import Branch
+from ansible_collections.neon.cloud.plugins.module_utils._resources.connections import connection_details
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branches_with_endpoints
+from ansible_collections.neon.cloud.plugins.module_utils._resources.projects import Project
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
 from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import FakeClock, make_client, make_response
 
 PASSWORD = "AbC123xYz789"
@@ -234,6 +236,20 @@ def neon():
     return fake
 
 
+class BranchTask:
+    """A branch module's task: ``present(options, compute, reset_from_parent)`` or ``absent()``."""
+
+    def __init__(self, task, project_id, name):
+        self.task, self.project_id, self.name = task, project_id, name
+
+    def present(self, settings, compute, reset_from_parent):
+        return Branch(self.task, self.project_id, self.name, compute=compute,
+                      reset_from_parent=reset_from_parent).present(settings)
+
+    def absent(self):
+        return Branch(self.task, self.project_id, self.name).absent()
+
+
 def branch_task(neon, name="pr-1", check_mode=False, wait=True, wait_timeout=120.0, project_id=None):
     task = ResourceTask(neon.client, wait=wait, wait_timeout=wait_timeout, check_mode=check_mode, diff=True)
     return BranchTask(task, project_id or list(neon.projects)[0], name)
@@ -406,7 +422,7 @@ def test_compute_settings_update_the_read_write_compute(neon):
 
 def project_task(neon, name="shop", project_id=None, check_mode=False):
     task = ResourceTask(neon.client, wait=True, wait_timeout=120.0, check_mode=check_mode, diff=True)
-    return ProjectTask(task, name=name, project_id=project_id)
+    return Project(task, name=name, project_id=project_id)
 
 
 def project_options(**given):

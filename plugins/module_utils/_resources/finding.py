@@ -1,0 +1,93 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Reading what a task works on: a project's branches, a branch by name or id, computes, roles, databases.
+
+Every read is checked (_api/answers.py) before anything in it is used. A project that does not
+exist (or that the key does not reach) is a Refusal that says so, from the first read of every
+task on a project's branches.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.neon.cloud.plugins.module_utils._api import answers
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
+from ansible_collections.neon.cloud.plugins.module_utils._api.paging import collect
+from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
+    default_branch,
+    find_branch,
+    read_write_first,
+    without_password,
+)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal
+
+# GET /projects/{id}/branches: limit 1-10000 (docs/docsite/rst/api-behaviour.rst); the largest page
+# keeps a project's listing to one request for every plan's branch limit.
+BRANCHES_PAGE_MAX = 10000
+
+
+def list_branches(client, project_id, search=None):
+    """Every branch of the project (every page), each checked. A Refusal when the project does not
+    exist (or the key does not reach it): the first request of every task on a project's branches."""
+    try:
+        return collect(client, project_path(project_id, "branches"), "branches", BRANCHES_PAGE_MAX,
+                       params={"search": search}, want_cursor=False, item_fields=answers.BRANCH_FIELDS).items
+    except NeonAPIError as error:
+        if error.status == 404:
+            raise Refusal(no_such_project(project_id, error), error)
+        raise
+
+
+def no_such_project(project_id, error):
+    """The sentence for a project id that the service does not know (HTTP 404)."""
+    said = ": %s" % error.api_message if error.api_message else ""
+    return "there is no project %s that this API key reaches (HTTP 404%s%s); check project_id, or list the key's " \
+        "projects with neon.cloud.projects_info" % (project_id, said,
+                                                    ", request id %s" % error.request_id if error.request_id else "")
+
+
+def locate_branch(client, project_id, wanted=None):
+    """The branch ``wanted`` (a name or an id) of the project, or its default branch when None: one
+    request. A Refusal when there is no such branch."""
+    branches = list_branches(client, project_id)
+    chosen = find_branch(branches, wanted) if wanted is not None else default_branch(branches)
+    if chosen is None:
+        raise Refusal("project %s has no branch %r" % (project_id, wanted) if wanted is not None else
+                      "project %s lists no default branch" % project_id)
+    return chosen
+
+
+def branch_endpoints(client, project_id, branch_id):
+    path = project_path(project_id, "branches", branch_id, "endpoints")
+    return answers.items_of(client.get(path), "GET", path, "endpoints", answers.ENDPOINT_FIELDS)
+
+
+def project_endpoints(client, project_id):
+    path = project_path(project_id, "endpoints")
+    return answers.items_of(client.get(path), "GET", path, "endpoints", answers.ENDPOINT_FIELDS)
+
+
+def with_endpoints(branch, endpoints):
+    """A branch as the modules return it: the service's object plus its computes, read-write first."""
+    return dict(branch, endpoints=read_write_first([item for item in endpoints if item.get("branch_id") == branch["id"]]))
+
+
+def branches_with_endpoints(client, project_id, name=None):
+    """The project's branches (only the one named ``name`` when given), each with its computes: two requests."""
+    branches = list_branches(client, project_id, search=name)
+    if name is not None:
+        branches = [branch for branch in branches if branch["name"] == name]
+        if not branches:
+            return []
+    endpoints = project_endpoints(client, project_id)
+    return [with_endpoints(branch, endpoints) for branch in branches]
+
+
+def list_roles_or_databases(client, project_id, branch_id, description):
+    """A branch's roles (without passwords) or databases (``description`` ROLE or DATABASE), each checked: one request."""
+    path = project_path(project_id, "branches", branch_id, description.plural)
+    items = answers.items_of(client.get(path), "GET", path, description.plural, description.answer_fields)
+    return [without_password(item) for item in items]
