@@ -218,7 +218,7 @@ class NeonClient:
         ``deadline`` (a ``self.clock`` value) stops retrying when the next wait would pass it,
         so that a caller with its own time limit is never held past it by more than one request
         (at most ``timeout`` seconds). ``retry_locked=False`` leaves an HTTP 423 to the caller,
-        which waits for the project's operations instead of guessing a delay (_resources.py).
+        which waits for the project's operations instead of guessing a delay (_resources/task.py).
         """
         method = method.upper()
         query = query_string(params)

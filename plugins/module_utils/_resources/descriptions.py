@@ -69,7 +69,7 @@ BRANCH = Description("branch", "branch", answers.BRANCH_FIELDS, [
     Field("expires_at", empty_is_null=True, same=same_time),
 ])
 # The settings of a compute (an endpoint) a task may ask for; the same for a branch's compute and
-# for a project's default compute settings (_project_resource.py maps them there).
+# for a project's default compute settings (the project resource maps them there: PROJECT above).
 COMPUTE = Description("compute", "endpoint", answers.ENDPOINT_FIELDS, [
     Field("min_cu", "autoscaling_limit_min_cu"),
     Field("max_cu", "autoscaling_limit_max_cu"),
