@@ -4,7 +4,7 @@ workaround for machines that cannot reach the host it downloads it from, such as
 What it replaces, and why: ansible-test bootstraps pip into the empty virtual environments it
 creates for sanity tests by running ~/.ansible/test/cache/get_pip_<version>.py, which it
 downloads from a host that is not reachable from our machines or CI (the package registry is).
-It looks in that cache first, so noxfile.py (install_get_pip_standin) copies this file there
+It looks in that cache first, so scripts/nox_support/pip_bootstrap.py (install_get_pip_standin) copies this file there
 under each name the installed ansible-test asks for, before a sanity session runs. A real
 get-pip.py already in the cache is left alone.
 
@@ -33,7 +33,7 @@ import sys
 # pip rejects these two get-pip.py-only options
 DROPPED = ("--no-setuptools", "--no-wheel")
 # {"binary": uv, "cache": its cache directory, "env": what it needs to reach the registry}, written
-# in by noxfile.py (install_get_pip_standin), or None
+# in by scripts/nox_support/pip_bootstrap.py (install_get_pip_standin), or None
 UV = None
 # The options of the plain form uv is given (uv has no version check to disable)
 UV_IGNORED = ("--disable-pip-version-check",)
