@@ -517,8 +517,8 @@ def _setup_branches(sim, project_id, count):
 def provisioning(sim, pace, log=print):
     """Request counts of the provisioning modules' tasks, in the order a pull request's playbook runs them."""
     from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import Branch
-    from ansible_collections.neon.cloud.plugins.module_utils._resources.computes import Compute
     from ansible_collections.neon.cloud.plugins.module_utils._resources.connections import connection_details
+    from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints import Endpoint
     from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branches_with_endpoints
     from ansible_collections.neon.cloud.plugins.module_utils._resources.projects import Project
     from ansible_collections.neon.cloud.plugins.module_utils._resources.roles_databases import Database, Role
@@ -553,7 +553,7 @@ def provisioning(sim, pace, log=print):
         return task.absent() if absent else task.present({"owner": owner})
 
     def endpoint_task(client, run_state="present", settings=None):
-        task = Compute(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH, "read_write", None, run_state)
+        task = Endpoint(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH, "read_write", None, run_state)
         return task.present(dict(dict.fromkeys(("min_cu", "max_cu", "suspend_timeout_seconds")), **(settings or {})))
 
     def project_create(client):

@@ -20,10 +20,8 @@ description:
     when there are several.
   - Changing a compute's size or suspend timeout reconfigures it (an C(apply_config) operation, which may drop its
     open connections); V(restarted) and V(suspended) end them. Check mode and the diff show what would change.
-  - Runs of the same task at the same time leave one read-write compute and all succeed. The service refuses the
-    second create (in words it does not document), and that run looks again and uses the compute the other one
-    created.
-  - A compute that is as asked costs two requests (the project's branches and the branch's computes).
+  - Runs of the same task at the same time leave one read-write compute and all succeed; a run whose create came
+    second uses the compute the other one created.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -70,10 +68,14 @@ attributes:
   diff_mode:
     support: full
     details: Shows the compute's size, suspend timeout and running state before and after.
+notes:
+  - Requests each task costs: see the R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
   - module: neon.cloud.branch
   - module: neon.cloud.connection_info
   - module: neon.cloud.branch_info
+  - ref: ansible_collections.neon.cloud.docsite.api_behaviour
+    description: How the service answers compute requests, and what this module does about a second create and a lost answer.
 """
 
 EXAMPLES = r"""
@@ -166,8 +168,8 @@ operations:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.computes import Compute
 from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import compute_settings_problem
+from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints import Endpoint
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
 
@@ -178,7 +180,7 @@ def work(neon):
     if problem:
         neon.fail(problem)
     task = neon.resource_task("project_id", "branch", "id")
-    compute = Compute(task, params["project_id"], params["branch"], params["type"], params["id"], params["state"])
+    compute = Endpoint(task, params["project_id"], params["branch"], params["type"], params["id"], params["state"])
     if params["state"] == "absent":
         return compute.absent()
     return compute.present(settings)

@@ -8,7 +8,7 @@ only be set at creation) and the rules the service holds it to (which branch is 
 a branch or a compute is settled, which compute a task means, which expiry or compute size the
 service would refuse) are here, so that they are read in one place and unit-tested without HTTP.
 The facts are in docs/docsite/rst/api-behaviour.rst; finding.py reads objects, the resource
-classes (projects.py, branches.py, computes.py, roles_databases.py) carry the plans out.
+classes (projects.py, branches.py, endpoints.py, roles_databases.py) carry the plans out.
 """
 
 from __future__ import absolute_import, division, print_function

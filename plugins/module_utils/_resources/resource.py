@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The walk every resource task takes, written once: find, decide, check, act, wait, settle, report.
 
-A resource class (projects.py, branches.py, computes.py, roles_databases.py) is its description
+A resource class (projects.py, branches.py, endpoints.py, roles_databases.py) is its description
 (descriptions.py) plus only what is its own: how it is found, its paths, what the service would
 refuse beyond the description, and the changes it makes beyond create, update and delete (a
 branch's compute and reset, a compute's start and suspend, a role's password). Everything else is

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""A compute of a branch (``neon.cloud.endpoint``): what is its own beyond the walk of resource.py.
+"""A compute of a branch, the API's endpoint (``neon.cloud.endpoint``): what is its own beyond the walk of resource.py.
 
 A compute is chosen by its id, or else by its type (descriptions.choose_endpoint): a branch has at
 most one read-write compute, so asking for one where one exists means that one, never a second.
@@ -36,13 +36,13 @@ REFUSED_AS_SECOND = (400, 409, 412, 422)
 DONE = {"start": "started", "suspend": "suspended", "restart": "restarted"}
 
 
-class Compute(Resource):
+class Endpoint(Resource):
     """The compute of ``branch`` (its default branch when None) of type ``endpoint_type`` or with id ``endpoint_id``."""
 
     description = COMPUTE
 
     def __init__(self, task, project_id, branch, endpoint_type, endpoint_id, state="present"):
-        super(Compute, self).__init__(task, project_id)
+        super(Endpoint, self).__init__(task, project_id)
         self.wanted_branch = branch
         self.type = endpoint_type
         self.id = endpoint_id
@@ -65,7 +65,7 @@ class Compute(Resource):
     def decide(self, current, options):
         if current is None and self.id is not None:
             raise Refusal("Branch %s has no compute %s" % (branch_label(self.branch), self.id))
-        return super(Compute, self).decide(current, options)
+        return super(Endpoint, self).decide(current, options)
 
     def create_body(self, plan):
         return {"endpoint": dict(plan.body, branch_id=self.branch["id"], type=self.type)}
@@ -89,7 +89,7 @@ class Compute(Resource):
     # ------------------------------------------------------------------------------------------ diff and check mode
 
     def diff(self, current, plan):
-        before, after = super(Compute, self).diff(current, plan)
+        before, after = super(Endpoint, self).diff(current, plan)
         if current is not None:
             before["current_state"] = current.get("current_state")
         after["current_state"] = after_state(self.state, current)
