@@ -427,6 +427,8 @@ def test_two_overlapping_creates_of_one_branch_leave_one_branch_and_both_succeed
         assert not result.get("failed"), result
         assert result["branch"]["id"] == named[0]["id"]
         assert result["endpoints"][0]["type"] == "read_write"
+        # Ready for the next task in both runs, the one that used the other's branch too (issue 28).
+        assert result["branch"]["current_state"] == "ready" and result["endpoints"][0]["current_state"] == "active"
     posts = [entry["status"] for entry in sim.requests() if entry["method"] == "POST"
              and entry["path"].endswith("/projects/%s/branches" % pid)]
     assert sorted(posts) == [201, 409]  # the second create was refused as "already exists"
