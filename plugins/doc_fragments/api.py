@@ -14,7 +14,7 @@ class ModuleDocFragment(object):
 options:
   api_key:
     description:
-      - 'The Neon API key used to authenticate, sent as C(Authorization: Bearer <key>).'
+      - The Neon API key used to authenticate.
       - If not set, the value of the E(NEON_API_KEY) environment variable is used.
       - One of the two is required; a task with neither fails, naming both.
       - Never shown in output, logs or diffs.
@@ -40,20 +40,18 @@ options:
     default: 30
   api_retries:
     description:
-      - How many times to repeat a request that failed in a way that is safe to repeat.
-      - Any request is repeated after HTTP 423 (project locked), 429 (rate limited) or 503, and after a
-        connection that could not be made. GET requests are also repeated after HTTP 500, 502, 504, a body
-        that is not JSON, an answer cut short, a connection error or a timeout. A POST or DELETE that may
-        have been carried out is never repeated, and neither is a request whose TLS certificate was refused
-        or whose answer was larger than 16 MiB.
+      - How many times to repeat a request that failed in a way that is safe to repeat, such as HTTP 423 (project
+        locked), 429 (rate limited) or 503.
+      - A request that changes something (POST, PATCH, DELETE) is never repeated once the service may have
+        carried it out. Which failures are repeated is listed in the
+        R(API behaviour guide, ansible_collections.neon.cloud.docsite.api_behaviour.retries).
       - Set to V(0) to never repeat a request.
     type: int
     default: 5
   api_retry_max_delay:
     description:
       - The longest pause, in seconds, between two attempts of a request.
-      - Pauses grow exponentially with random jitter from half a second; a C(Retry-After) header
-        sent by the service is followed, up to this limit.
+      - A C(Retry-After) header sent by the service is followed, up to this limit.
     type: float
     default: 30
   api_allow_plain_http:
@@ -134,8 +132,6 @@ options:
     description:
       - Wait until every operation the task started has ended, so that what it made can be used right away
         (a branch's compute can be connected to, migrations can run).
-      - The operations of one project are polled together, one request per poll whatever their number - the first
-        poll after half a second, each next one twice as long after the last, up to every 5 seconds.
       - An operation that ends with V(failed), V(error) or V(cancelled) fails the task; its message names the
         operation (id, action, status, error) and what the task had already changed.
       - What the task finds as asked but not ready yet is waited for too, on every run - a branch still being

@@ -16,7 +16,7 @@ description:
   - Without O(org_id), it manages the personal keys of the user the authenticating key (O(api_key))
     belongs to. With O(org_id), it manages that organization's keys - organization keys, which reach
     every project of the organization, and, with O(project_id), project-scoped keys, which reach one
-    project only (see the guide on key types).
+    project only (see the R(guide on key types, ansible_collections.neon.cloud.docsite.key_types)).
   - A key matches the task when its name and its scope (its project, or none) are the task's. Key names
     are not unique on the service. With O(state=present) an existing matching active key is left alone;
     with O(state=absent) every matching active key is revoked.
@@ -24,23 +24,21 @@ description:
     none was asked), the key is revoked at once and the task fails.
   - A new key's secret is returned once, in RV(key), by the run that created it. The service cannot
     show it again, so register the result under C(no_log) and store the secret right away.
-  - A create request whose answer was lost (connection dropped, gateway error) is never repeated blindly;
-    the keys are listed again to see whether it was carried out, so a key is never created twice.
+  - A key is never created twice, even when the answer to its create is lost (connection dropped, gateway error).
   - A created key is never lost. Whatever fails after the key was created (such as revoking the older
     keys of a rotation), the task fails with C(changed=true), RV(api_key) and the secret in RV(key), and
     its message names the keys left active. Register the result and store the secret in an C(always)
     section, as the examples show.
   - O(max_age_days) makes rotation a schedule - run the task daily, and a new key is made only when the
     newest one is that old. O(keep) lets the previous key live on while its consumers move to the new one.
-    See the guide on rotating keys without downtime.
-  - What to do is decided from one listing of the keys, the options and the time, and told in RV(action) and
-    RV(reason); check mode and diff show the same decision without acting. Ages are the service's C(created_at)
-    against the controller's clock.
-  - Runs of the same task at the same time converge. After creating a key, the keys are listed once more; when
-    other runs created matching keys meanwhile, the one with the lowest id is kept, and every other run revokes
-    the key it made and returns the kept one, without its secret, with a warning. Only the run that keeps its
-    key revokes older keys. With O(rotate=true), runs that only partly overlap may each rotate; schedules
-    should use O(max_age_days), which a second run finds satisfied.
+    See the R(guide on rotating keys without downtime, ansible_collections.neon.cloud.docsite.key_rotation).
+  - What to do is decided from the keys, the options and the time, and told in RV(action) and RV(reason); check
+    mode and diff show the same decision without acting. Ages are the service's C(created_at) against the
+    controller's clock.
+  - Runs of the same task at the same time converge. When other runs created matching keys meanwhile, the oldest
+    new key (the lowest id) is kept, and every other run revokes the key it made and returns the kept one, without
+    its secret, with a warning. Only the run that keeps its key revokes older keys. With O(rotate=true), runs that
+    only partly overlap may each rotate; schedules should use O(max_age_days), which a second run finds satisfied.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -71,9 +69,9 @@ options:
     default: false
   max_age_days:
     description:
-      - With O(state=present), rotate when the newest matching active key was created at least this many days
-        ago (by the service's C(created_at)), rotate - create a new key, then revoke older ones as a rotation does.
-        A younger key means no change and no create request; no key means a create, as always.
+      - With O(state=present), when the newest matching active key was created at least this many days ago (by the
+        service's C(created_at)), rotate - create a new key, then revoke older ones as a rotation does.
+        A younger key means no change; no key means a create, as always.
       - Running the same task every day is safe - at most one new key every O(max_age_days) days.
       - Cannot be combined with O(rotate).
     type: int
@@ -87,10 +85,9 @@ options:
     type: int
   org_id:
     description:
-      - Manage the keys of this organization (C(/organizations/{org_id}/api_keys)) instead of personal keys.
+      - Manage the keys of this organization instead of personal keys.
       - Creating and revoking organization keys takes an organization admin's key; project-scoped keys can be
-        managed by any member. The service allows about 10 organization key creations a second; a refusal
-        (HTTP 429) is retried.
+        managed by any member.
     type: str
   project_id:
     description:
@@ -109,8 +106,13 @@ attributes:
   diff_mode:
     support: full
     details: Shows the ids and names of the keys of that name before and after. Secrets are never in the diff.
+notes:
+  - For the requests each task costs, see the
+    R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
   - module: neon.cloud.api_key_info
+  - ref: ansible_collections.neon.cloud.docsite.api_behaviour
+    description: How the service answers key requests, and what this module does about lost answers and runs at once.
 """
 
 EXAMPLES = r"""

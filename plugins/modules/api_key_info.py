@@ -12,8 +12,8 @@ module: api_key_info
 short_description: List the API keys of a Neon account
 version_added: 1.0.0
 description:
-  - Lists the active personal API keys of the authenticating key's user with C(GET /api_keys), or, with
-    O(org_id), the keys of that organization (organization keys and project-scoped keys), newest first.
+  - Lists the active personal API keys of the authenticating key's user, or, with O(org_id), the keys of that
+    organization (organization keys and project-scoped keys), newest first.
   - Each key says which kind it is in RV(api_keys[].key_type).
   - Revoked keys are not listed. Secrets are never listed; they are shown once, when a key is created
     (see M(neon.cloud.api_key)).
@@ -48,6 +48,9 @@ extends_documentation_fragment:
   - neon.cloud.api.action_group
   - neon.cloud.api.info_module
   - ansible.builtin.action_common_attributes
+notes:
+  - For the requests each task costs, see the
+    R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
   - module: neon.cloud.api_key
 """

@@ -12,10 +12,9 @@ module: auth_info
 short_description: Tell what a Neon API key is and which organizations it reaches
 version_added: 1.0.0
 description:
-  - Asks the service who the authenticating key (O(api_key)) is, with C(GET /auth) - its account and
-    whether it is a personal or an organization key - and, where the service answers it, which
-    organizations it reaches (C(GET /users/me/organizations) for a personal key, the key's own
-    organization for an organization key).
+  - Asks the service who the authenticating key (O(api_key)) is - its account and whether it is a personal or an
+    organization key - and, where the service answers it, which organizations it reaches (for a personal key, the
+    organizations its user belongs to; for an organization key, its own organization).
   - Run it as the first task of an AWX or Automation Controller job template to check the credential
     before anything else runs - a revoked or mistyped key fails here with HTTP 401, and RV(key_type)
     tells whether the credential holds the kind of key the job expects.
@@ -29,6 +28,9 @@ extends_documentation_fragment:
   - neon.cloud.api.action_group
   - neon.cloud.api.info_module
   - ansible.builtin.action_common_attributes
+notes:
+  - For the requests each task costs, see the
+    R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
   - module: neon.cloud.api_key
   - module: neon.cloud.projects_info

@@ -19,9 +19,8 @@ description:
     O(wait=true) the task returns when the branch and its compute are ready.
   - Settings that can only be chosen when a branch is created (O(parent), O(parent_timestamp), O(parent_lsn))
     are compared with an existing branch when given; when one differs the task fails and changes nothing.
-  - Runs of the same task at the same time leave one branch and all succeed; the service refuses the second
-    create with "already exists", and that run uses the branch the other one created.
-  - A branch that is as asked costs two requests (the project's branches and the branch's computes).
+  - Runs of the same task at the same time leave one branch and all succeed; a run whose create came second uses
+    the branch the other one created.
   - The default branch, a protected branch and a branch with children are never deleted; the task fails and
     says why, before sending anything.
 author:
@@ -103,10 +102,15 @@ attributes:
       - Shows the branch's settings and its compute's before and after; never a secret.
       - A reset (O(reset_from_parent)) shows as C(data) - its own before, its parent's latest (data, roles and
         databases) after.
+notes:
+  - For the requests each task costs, see the
+    R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
   - module: neon.cloud.branch_info
   - module: neon.cloud.connection_info
   - module: neon.cloud.project
+  - ref: ansible_collections.neon.cloud.docsite.api_behaviour
+    description: How the service answers branch requests, and what this module does about a second create.
 """
 
 EXAMPLES = r"""

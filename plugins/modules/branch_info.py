@@ -12,11 +12,9 @@ module: branch_info
 short_description: List the branches of a Neon project, with their computes
 version_added: 1.0.0
 description:
-  - Lists the branches of a project, following every page, each with its computes in C(endpoints) as
-    M(neon.cloud.branch) returns them (the read-write compute first).
+  - Lists every branch of a project, each with its computes in C(endpoints) as M(neon.cloud.branch) returns them
+    (the read-write compute first).
   - With O(roles_and_databases=true), each branch also lists its Postgres roles and databases - never a password.
-  - Costs two requests (the branches and the project's computes) for a project of up to 10000 branches, and two
-    more per branch with O(roles_and_databases=true).
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -40,6 +38,9 @@ extends_documentation_fragment:
   - neon.cloud.api.action_group
   - neon.cloud.api.info_module
   - ansible.builtin.action_common_attributes
+notes:
+  - For the requests each task costs, see the
+    R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
   - module: neon.cloud.branch
   - module: neon.cloud.role

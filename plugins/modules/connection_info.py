@@ -14,9 +14,8 @@ version_added: 1.0.0
 description:
   - Returns the connection URI of a branch's read-write compute for a role and a database, and its parts,
     the password among them. Run it with C(no_log) - its result is a secret.
-  - The compute is the branch's read-write one, chosen by its type (the service lists computes in no
-    particular order). The service builds the URI; its host is checked to be that compute's, or its pooler's
-    with O(pooled=true).
+  - The URI is always the branch's read-write compute's (its pooler's with O(pooled=true)), never another
+    compute's or another branch's; a branch without a read-write compute fails the task.
   - The service keeps passwords unless the project was created with C(store_passwords=false); then it cannot
     give one.
 author:
@@ -46,8 +45,13 @@ extends_documentation_fragment:
   - neon.cloud.api.action_group
   - neon.cloud.api.info_module
   - ansible.builtin.action_common_attributes
+notes:
+  - For the requests each task costs, see the
+    R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
   - module: neon.cloud.branch
+  - ref: ansible_collections.neon.cloud.docsite.api_behaviour
+    description: How the service lists computes and builds connection URIs, and what this module checks.
 """
 
 EXAMPLES = r"""

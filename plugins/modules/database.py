@@ -22,8 +22,6 @@ description:
   - Creating, re-owning or deleting a database changes the configuration of the branch's read-write compute
     (an C(apply_config) operation), which may drop its open connections; the service says so of such changes.
     Check mode tells whether this would happen.
-  - A database that is as asked costs three requests (the project's branches, the branch's databases and the
-    project's newest operations); a change costs one more, to check the owner.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -59,10 +57,14 @@ attributes:
     details: Shows the database's name and owner before and after.
 notes:
   - Child branches get copies of their parent's databases, data included.
+  - For the requests each task costs, see the
+    R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
   - module: neon.cloud.role
   - module: neon.cloud.connection_info
   - module: neon.cloud.branch_info
+  - ref: ansible_collections.neon.cloud.docsite.api_behaviour
+    description: How the service answers database requests, and what this module does about a second create.
 """
 
 EXAMPLES = r"""

@@ -69,13 +69,14 @@ attributes:
     support: full
     details: Shows the compute's size, suspend timeout and running state before and after.
 notes:
-  - Requests each task costs: see the R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
+  - For the requests each task costs, see the
+    R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
   - module: neon.cloud.branch
   - module: neon.cloud.connection_info
   - module: neon.cloud.branch_info
   - ref: ansible_collections.neon.cloud.docsite.api_behaviour
-    description: How the service answers compute requests, and what this module does about a second create and a lost answer.
+    description: How the service answers compute requests, and what this module does about a second create.
 """
 
 EXAMPLES = r"""

@@ -13,12 +13,9 @@ short_description: Read the operations of a Neon project
 version_added: 1.0.0
 description:
   - With O(operation_id), reads that one operation of the project.
-  - Without it, lists the project's operations newest first, following the pages of
-    C(GET /projects/{project_id}/operations) until the list ends, O(max_results) operations matched,
-    or the filters are met.
-  - The list is read in pages of O(page_size) (by default the largest the service allows, 1000) over one
-    connection. Filters are applied as the pages arrive, and reading stops as soon as O(max_results)
-    operations matched.
+  - Without it, lists the project's operations that match the filters, newest first - all of them, or the first
+    O(max_results). Reading stops as soon as O(max_results) operations matched; RV(cursor) tells where a following
+    call goes on.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -69,6 +66,9 @@ extends_documentation_fragment:
   - neon.cloud.api.action_group
   - neon.cloud.api.info_module
   - ansible.builtin.action_common_attributes
+notes:
+  - For the requests each task costs, see the
+    R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
   - module: neon.cloud.operation_wait
 """

@@ -15,9 +15,7 @@ description:
   - Waits until the given operations of a project end, or until the project has no operation in progress.
   - An operation ends well with status V(finished) or V(skipped), and badly with V(failed), V(error) or
     V(cancelled). Any other status, known or not, counts as still in progress.
-  - "Polling spends the account's request budget (about 700 requests a minute, shared with the console and
-    every other job): one operation costs one request per poll; several operations of one project cost one
-    page of the project's operation list per poll, whatever their number."
+  - Polling spends the account's request budget, which the console and every other job share.
   - A poll that meets a fault is retried as any request is (O(api_retries)); a fault that outlasts those retries
     (the API stopped answering, or keeps answering 429 or 5xx) ends the wait at once with that error, as a read
     would, rather than holding the task until O(timeout). HTTP 423 (locked) is polled through until O(timeout).
@@ -68,6 +66,9 @@ extends_documentation_fragment:
   - neon.cloud.api.action_group
   - neon.cloud.api.info_module
   - ansible.builtin.action_common_attributes
+notes:
+  - For the requests each task costs, see the
+    R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
   - module: neon.cloud.operation_info
 """

@@ -23,8 +23,7 @@ description:
     created later.
   - A new project's connection URI, with the default role's password in it, is returned once, in
     RV(connection_uri); it stays in the result even when a later step of the task fails.
-  - A task whose project is as asked sends two requests (the project and its newest operations; three with
-    O(compute), four when a read-write compute of another branch differs from O(compute)) and changes nothing.
+  - A task whose project is as asked changes nothing.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -105,6 +104,8 @@ attributes:
     details: Shows the compared settings (and the default compute's) before and after; never a secret.
 notes:
   - O(default_branch), O(database) and O(role) are only used when the project is created.
+  - For the requests each task costs, see the
+    R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
   - module: neon.cloud.branch
   - module: neon.cloud.connection_info

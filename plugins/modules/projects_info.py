@@ -12,23 +12,20 @@ module: projects_info
 short_description: List the projects of a Neon account
 version_added: 1.0.0
 description:
-  - Lists the projects the API key reaches, following every page of C(GET /projects) - the personal
-    projects of the key's user, the projects of one organization (O(org_id)), or the projects other
-    accounts shared with this one (O(shared)).
-  - The service answers 10 projects a page unless asked for more; this module asks for the largest
-    page (400 projects), so an account of up to 400 projects costs one request.
+  - Lists every project the API key reaches - the personal projects of the key's user, the projects of one
+    organization (O(org_id)), or the projects other accounts shared with this one (O(shared)).
   - With a personal key of a user who belongs to organizations, the service may answer
     C(org_id is required). Without O(org_id), the module then takes the user's organization when there
     is exactly one (and warns that it did); with several it fails and lists them, so that you can choose.
-  - The service may name projects it could not fetch in time in C(unavailable_project_ids). The module
-    asks for those again (twice at most); any that stay unavailable are returned in
-    RV(unavailable_project_ids) with a warning, so an incomplete list never passes for a complete one.
+  - The service may leave out projects it could not fetch in time. The module asks for those again; any that stay
+    unavailable are returned in RV(unavailable_project_ids) with a warning, so an incomplete list never passes
+    for a complete one.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
   project_id:
     description:
-      - Only the project with this id. Reading stops as soon as it is found.
+      - Only the project with this id.
     type: str
   name:
     description:
@@ -46,8 +43,7 @@ options:
     type: str
   shared:
     description:
-      - List the projects that other accounts shared with this one (C(GET /projects/shared)) instead,
-        with the same filters.
+      - List the projects that other accounts shared with this one instead, with the same filters.
     type: bool
     default: false
 extends_documentation_fragment:
@@ -55,6 +51,12 @@ extends_documentation_fragment:
   - neon.cloud.api.action_group
   - neon.cloud.api.info_module
   - ansible.builtin.action_common_attributes
+notes:
+  - For the requests each task costs, see the
+    R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
+seealso:
+  - ref: ansible_collections.neon.cloud.docsite.api_behaviour
+    description: How the service pages projects, asks for an organization and leaves projects out.
 """
 
 EXAMPLES = r"""

@@ -20,13 +20,11 @@ description:
     new password in its result, and its message says so. Register the result with C(no_log).
   - The password is readable again only when asked for, with O(reveal_password) (when the project stores
     passwords, the service's default).
-  - Runs of the same task at the same time leave one role and all succeed. The service refuses the second create
-    with "already exists"; that run returns no password and a warning saying that the other run's result holds it.
+  - Runs of the same task at the same time leave one role and all succeed. A run whose create came second returns
+    no password and a warning saying that the other run's result holds it.
   - Creating or deleting a role, and resetting its password, change the configuration of the branch's read-write
     compute (an C(apply_config) operation), which may drop its open connections; the service says so of such
     changes. Check mode tells whether this would happen.
-  - A role that is as asked costs three requests (the project's branches, the branch's roles and the project's
-    newest operations).
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -72,10 +70,14 @@ attributes:
     details: Shows the role's name before and after, and that its password changes with O(reset_password); never a password.
 notes:
   - Child branches get copies of their parent's roles, with the same passwords.
+  - For the requests each task costs, see the
+    R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
   - module: neon.cloud.database
   - module: neon.cloud.connection_info
   - module: neon.cloud.branch_info
+  - ref: ansible_collections.neon.cloud.docsite.api_behaviour
+    description: How the service answers role requests and keeps passwords; what this module does about a second create.
 """
 
 EXAMPLES = r"""
