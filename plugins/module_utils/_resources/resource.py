@@ -176,7 +176,7 @@ class Resource:
         problem = self.input_problem(options)
         if problem:
             raise self.task.failure(problem)
-        current, created = self._find(), False
+        current, made_now = self._find(), False
         for _round in range(ROUNDS):
             try:
                 plan = self.decide(current, options)
@@ -193,7 +193,7 @@ class Resource:
             if plan.action != CREATE:
                 break
             found = self._create(plan)
-            current, created = found.item, found.ours
+            current, made_now = found.item, found.ours
             if found.ours:
                 break
             # Another run created it meanwhile: decided again against it, as a rerun would be.
@@ -208,12 +208,12 @@ class Resource:
             current = self.after_change(current)
         elif self._settle(current):
             current = self.read_again(current)
-        if created:
+        if made_now:
             after = self.shown(current)  # as it was made
         return self.task.with_diff(self.task.result(), before, after)
 
     def _create(self, plan):
-        """POST the create once; a Found (``ours`` false: another run's, used as it is)."""
+        """POST the create once; a Found (``ours`` false: another run's, which the walk decides against again)."""
         path = self.collection_path()
         try:
             data, found = self.task.create(path, self.create_body(plan), self.project_id, self.label,
