@@ -169,7 +169,6 @@ operations:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import compute_settings_problem
 from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints import Endpoint
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
@@ -177,9 +176,6 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.task import 
 def work(neon):
     params = neon.params
     settings = dict((option, params[option]) for option in ("min_cu", "max_cu", "suspend_timeout_seconds"))
-    problem = compute_settings_problem(settings)
-    if problem:
-        neon.fail(problem)
     task = neon.resource_task("project_id", "branch", "id")
     compute = Endpoint(task, params["project_id"], params["branch"], params["type"], params["id"], params["state"])
     if params["state"] == "absent":

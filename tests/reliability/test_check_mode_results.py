@@ -60,3 +60,12 @@ def test_a_reset_from_the_parent_shows_in_the_diff_what_it_replaces(sim):
 
     done = ok(run(sim, "branch", diff=True, project_id=pid, name="pr-13", compute=False, reset_from_parent=True))
     assert done["diff"] == predicted["diff"]  # the real run's diff is the one check mode predicted
+
+
+def test_a_compute_s_diff_says_its_running_state_in_check_mode_and_when_made(sim):
+    pid = new_project(sim)["project"]["id"]
+    ok(run(sim, "branch", project_id=pid, name="pr-14", compute=False))
+    predicted = ok(run(sim, "endpoint", check_mode=True, diff=True, project_id=pid, branch="pr-14"))
+    made = ok(run(sim, "endpoint", diff=True, project_id=pid, branch="pr-14"))
+    assert predicted["diff"]["after"]["current_state"] == made["diff"]["after"]["current_state"] == "active"
+    assert made["endpoint"]["current_state"] == "active"

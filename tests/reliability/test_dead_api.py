@@ -123,7 +123,8 @@ def test_a_restart_whose_wait_loses_the_api_fails_at_once_saying_what_changed_an
     assert [operation["action"] for operation in operations] == ["suspend_compute", "start_compute"]
     assert [operation["status"] for operation in operations if operation["status"] in ("finished", "skipped")] == []
     for part in ["may still be running on the service", "once the API answers, wait for", "or run the task again",
-                 "a restart or a password reset is done again", "neon.cloud.operation_wait", pid] + [operation["id"] for operation in operations]:
+                 "a restart, a password reset, a reset from the parent - is done again", "neon.cloud.operation_wait",
+                 pid] + [operation["id"] for operation in operations]:
         assert part in msg, (part, msg)
     head, sep, done = msg.partition(". Changed by this task so far: ")
     assert sep and restarted in done and "neon.cloud.operation_wait" in head, msg

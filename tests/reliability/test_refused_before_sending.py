@@ -93,3 +93,16 @@ def test_a_missing_key_names_the_environment_variable_too(sim, monkeypatch):
     assert result.failed and result.crash is None
     assert result.msg == ("api_key is required: set the api_key option (or group/neon.cloud.all in module_defaults), "
                           "or the NEON_API_KEY environment variable")
+
+
+@pytest.mark.parametrize("module,args,expected", [
+    ("endpoint", dict(min_cu=2), "with its other settings, min_cu (2.0) must not be more than max_cu (0.25)"),
+    ("branch", dict(name="main", compute=dict(min_cu=2)),
+     "with its other settings, compute.min_cu (2) must not be more than compute.max_cu (0.25)"),
+])
+def test_a_least_size_above_the_compute_s_own_most_is_refused_before_sending(sim, module, args, expected):
+    pid = new_project(sim)["project"]["id"]  # its compute: 0.25 to 0.25
+    seq = last_seq(sim)
+    refused = failed(run(sim, module, project_id=pid, **args))
+    assert expected in refused["msg"] and "Nothing was changed" in refused["msg"]
+    assert changes_since(sim, seq) == []

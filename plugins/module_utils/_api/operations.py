@@ -109,6 +109,7 @@ class WaitOutcome:
         self.error = None  # a NeonAPIError that ended the wait early
         self.last_fault = None  # a transient NeonAPIError of the last poll, kept for the timeout message
         self.project_id = None  # the project wait_until_idle waited for
+        self.targets = []  # (project_id, operation_id) of each operation, in the order of ``operations``
 
     @property
     def failed(self):
@@ -128,8 +129,9 @@ class WaitOutcome:
         """What the wait still waited for, for a message: ``operations A, B of project P`` (as
         neon.cloud.operation_wait takes them up again), or ``the operations of project P``."""
         by_project = {}
-        for operation in self.pending:
-            by_project.setdefault(operation.get("project_id"), []).append(str(operation.get("id")))
+        for (project_id, _id), operation in zip(self.targets, self.operations):
+            if not has_ended(operation):
+                by_project.setdefault(project_id, []).append(str(operation.get("id")))
         if not by_project:
             return "the operations of project %s" % self.project_id if self.project_id else "the project's operations"
         return "; ".join("operation%s %s of project %s" % ("s" if len(ids) > 1 else "", ", ".join(ids), project_id)
@@ -179,6 +181,7 @@ class OperationWaiter:
         return error.attempts > self.client.retries
 
     def _finish(self, targets):
+        self.outcome.targets = list(targets)
         self.outcome.operations = [self.known.get(target, {"id": target[1], "project_id": target[0]})
                                    for target in targets]
         self.outcome.elapsed = round(self.clock() - self.started, 3)

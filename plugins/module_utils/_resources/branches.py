@@ -16,6 +16,7 @@ __metaclass__ = type
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import TaskFailure
 from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
     BRANCH,
     COMPUTE,
@@ -31,6 +32,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     read_write_endpoint,
     read_write_first,
 )
+from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints import made_meanwhile
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_endpoints, list_branches
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
     CREATE,
@@ -42,7 +44,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     only_one,
     planned,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource
+from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource, sentence
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
 
 
@@ -99,6 +101,11 @@ class Branch(Resource):
         return plan
 
     def problem(self, plan, current):
+        if self.compute_plan.action == UPDATE:
+            problem = compute_settings_problem(COMPUTE.shown(planned(self.endpoint, self.compute_plan)), "compute.")
+            if problem:
+                return "the compute %s of %s (%s) cannot be changed as asked: with its other settings, %s" % (
+                    self.endpoint["id"], self.label, current["id"], problem)
         if plan.action not in (CREATE, UPDATE):
             return None
         problem = parent_problem(self.parent) if current is None else None
@@ -206,15 +213,30 @@ class Branch(Resource):
         return current
 
     def _add_compute(self, branch):
+        """Its read-write compute, created once; one another run created meanwhile is used (endpoints.py's rule)."""
         path = project_path(self.project_id, "endpoints")
         body = {"endpoint": dict(self.compute_plan.body, branch_id=branch["id"], type=READ_WRITE)}
         label = "a read-write compute for %s (%s)" % (self.label, branch["id"])
-        data, found = self.task.create(path, body, self.project_id, label, lambda: self._compute_again(branch))
-        self.task.did("created " + label)
+
+        def look_again():
+            return self._compute_again(branch)
+
+        try:
+            data, found = self.task.create(path, body, self.project_id, label, look_again)
+        except TaskFailure as failure:
+            data, found = None, made_meanwhile(self.task, READ_WRITE, failure, look_again)
+            if found is None:
+                raise
         if found is not None:
+            if found.ours:
+                self.task.did("created " + label)
+            else:
+                self.task.warnings.append("%s was created by another run at the same time (id %s); this run uses "
+                                          "it." % (sentence(label), found.item["id"]))
             self._replace_endpoint(found.item)
             self.task.wait_idle(self.project_id, "created " + label)
             return
+        self.task.did("created " + label)
         self.task.wait_for_operations_of(data, "POST", path, self.project_id, "created " + label)
         self._replace_endpoint(self.task.answered(COMPUTE, data, "POST", path))
 

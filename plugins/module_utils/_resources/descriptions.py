@@ -67,7 +67,7 @@ BRANCH = Description("branch", "branch", answers.BRANCH_FIELDS, [
     Field("parent_lsn", create_only=True, same=same_lsn),
     Field("protected"),
     Field("expires_at", empty_is_null=True, same=same_time),
-])
+], plural="branches")
 # The settings of a compute (an endpoint) a task may ask for; the same for a branch's compute and
 # for a project's default compute settings (the project resource maps them there: PROJECT above).
 COMPUTE = Description("compute", "endpoint", answers.ENDPOINT_FIELDS, [
@@ -188,8 +188,11 @@ def compute_settings_problem(settings, prefix=""):
     ``suspend_timeout_seconds``; None values are left alone), or None. ``prefix`` names the
     option they came in (``compute.``)."""
     for option in ("min_cu", "max_cu"):
-        if settings.get(option) is not None and settings[option] < MIN_CU:
-            return "%s%s must be %s or more, got %s" % (prefix, option, MIN_CU, settings[option])
+        value = settings.get(option)
+        if value is not None and not (value == value and abs(value) < float("inf")):  # nan, inf
+            return "%s%s must be a finite number, got %s" % (prefix, option, value)
+        if value is not None and value < MIN_CU:
+            return "%s%s must be %s or more, got %s" % (prefix, option, MIN_CU, value)
     low, high = settings.get("min_cu"), settings.get("max_cu")
     if low is not None and high is not None and low > high:
         return "%smin_cu (%s) must not be more than %smax_cu (%s)" % (prefix, low, prefix, high)

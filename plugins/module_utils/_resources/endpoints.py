@@ -23,17 +23,35 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     after_state,
     branch_label,
     choose_endpoint,
+    compute_settings_problem,
     compute_settled,
     run_change,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_endpoints, locate_branch
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal, planned
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import UPDATE, Refusal, planned
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource
 
 # How the service may refuse a second read-write compute on a branch (the status is not documented:
 # docs/docsite/rst/api-behaviour.rst, "Computes").
 REFUSED_AS_SECOND = (400, 409, 412, 422)
 DONE = {"start": "started", "suspend": "suspended", "restart": "restarted"}
+
+
+def made_meanwhile(task, endpoint_type, failure, look_again):
+    """The read-write compute another run created meanwhile (a Found, not ours), when the service refused
+    this run's create of one as a second (its words for that are not documented, so any refusal of a
+    read-write create is checked by looking again); None otherwise. ``look_again()``: a Found or None."""
+    error = failure.cause
+    if endpoint_type != READ_WRITE or task.done or not isinstance(error, NeonAPIError) \
+            or error.status not in REFUSED_AS_SECOND:
+        return None
+    try:
+        found = look_again()
+    except (NeonAPIError, Refusal):
+        return None
+    if found is not None:
+        found.ours = False
+    return found
 
 
 class Endpoint(Resource):
@@ -70,28 +88,29 @@ class Endpoint(Resource):
     def create_body(self, plan):
         return {"endpoint": dict(plan.body, branch_id=self.branch["id"], type=self.type)}
 
+    def input_problem(self, options):
+        return compute_settings_problem(options)
+
+    def problem(self, plan, current):
+        """A size the service would refuse once the asked settings meet the compute's others."""
+        problem = compute_settings_problem(COMPUTE.shown(planned(current, plan))) if plan.action == UPDATE else None
+        if problem:
+            return "%s (%s) cannot be changed as asked: with its other settings, %s" % (
+                self.label, current["id"], problem)
+        return None
+
     def create_refused(self, failure):
-        """The read-write compute another run created meanwhile, when the service refused this run's
-        create as a second one (its words for that are not documented, so any refusal of a read-write
-        create is checked by looking again); None otherwise."""
-        error = failure.cause
-        if self.type != READ_WRITE or self.task.done or not isinstance(error, NeonAPIError) \
-                or error.status not in REFUSED_AS_SECOND:
-            return None
-        try:
-            found = self._found_again()
-        except (NeonAPIError, Refusal):
-            return None
-        if found is not None:
-            found.ours = False
-        return found
+        return made_meanwhile(self.task, self.type, failure, self._found_again)
 
     # ------------------------------------------------------------------------------------------ diff and check mode
 
+    def shown(self, current):
+        if current is None:
+            return {}
+        return dict(COMPUTE.shown(current), current_state=current.get("current_state"))
+
     def diff(self, current, plan):
         before, after = super(Endpoint, self).diff(current, plan)
-        if current is not None:
-            before["current_state"] = current.get("current_state")
         after["current_state"] = after_state(self.state, current)
         return before, after
 

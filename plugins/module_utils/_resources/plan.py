@@ -178,7 +178,7 @@ def decide(description, current, options, state="present", name=None):
         put(body, field.api, wanted)
         changes[field.option] = (before, wanted)
     if refused:
-        # The task's failure adds "Nothing was changed" (_resources.ResourceTask.failure).
+        # The task's failure adds "Nothing was changed" (task.ResourceTask.failure).
         return Plan(REFUSE, "%s (id %s) exists and %s; %s can only be set when it is created" % (
             label, current.get("id"), "; ".join(refused), "that" if len(refused) == 1 else "those"))
     if not body:

@@ -78,6 +78,18 @@ class Project(Resource):
                                                        **answers.FULL_PROJECT_FIELDS)
         return project
 
+    def find_again(self):
+        """After a lost create answer: a listing the service could not finish is never taken to mean that
+        the create was not carried out (asking again could make a second project of the name)."""
+        current = self.find()
+        if current is None and self.unavailable:
+            raise self._unknown()
+        return current
+
+    def _unknown(self):
+        return Refusal("the service could not list every project in time (%s unavailable), so whether a project "
+                       "named %r exists is unknown; none was created" % (", ".join(self.unavailable), self.name))
+
     def collection_path(self):
         return "/projects"
 
@@ -91,12 +103,11 @@ class Project(Resource):
         return compute_settings_problem(options.get("compute") or {}, "compute.")
 
     def decide(self, current, options):
+        if current is None and self.unavailable:
+            raise self._unknown()
         if current is None and self.project_id is not None:
             raise Refusal("there is no project with id %s that this key reaches; leave id out to create a project "
                           "named %r" % (self.project_id, self.name))
-        if current is None and self.unavailable:
-            raise Refusal("the service could not list every project in time (%s unavailable), so whether a project "
-                          "named %r exists is unknown; none was created" % (", ".join(self.unavailable), self.name))
         if current is None and options.get("org_id") is None and self.org_id:
             options = dict(options, org_id=self.org_id)  # the organization the service asked for when listing
         plan = decide(PROJECT, current, options, name=self.name or self.project_id)

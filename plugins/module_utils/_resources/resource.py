@@ -132,11 +132,12 @@ class Resource:
         return None, None
 
     def read_again(self, current):
-        """The object as it is now, after its operations ended (its answers showed it being made)."""
+        """The object as it is now, after its operations ended (by default the object as it is: a resource
+        whose answers show it being made reads it again)."""
         return current
 
     def after_change(self, current):
-        """The object to return after this run changed it (by default read again)."""
+        """The object to return after this run changed it: ``read_again`` unless ``act`` already did."""
         return self.read_again(current)
 
     def shown(self, current):
@@ -197,6 +198,8 @@ class Resource:
             if found.ours:
                 break
             # Another run created it meanwhile: decided again against it, as a rerun would be.
+        else:
+            raise AssertionError("a create found again is never created again")  # pragma: no cover
         self.keep(current)
         if plan.action == UPDATE:
             current = self.task.update(self.description, self.item_path(current), self.operations_project(current),
@@ -206,7 +209,7 @@ class Resource:
         current = self.act(current, plan)
         if self.task.changed:
             current = self.after_change(current)
-        elif self._settle(current):
+        if self._settle(current):
             current = self.read_again(current)
         if made_now:
             after = self.shown(current)  # as it was made
@@ -244,14 +247,20 @@ class Resource:
         self.task.wait_for_operations_of(data, "POST", path, self.operations_project(item), what)
         return Found(item, ours=True)
 
+    def find_again(self):
+        """The object as it is now, looked for again after a create whose answer left open whether it was made."""
+        return self.find()
+
     def _found_again(self):
-        current = self.find()
+        current = self.find_again()
         return Found(current, ours=True) if current is not None else None
 
     def _settle(self, current):
-        """Wait for what still runs on an object found as asked; whether it waited."""
+        """Wait for what still runs on the object; whether it waited. After a change of this run (whose
+        operations were waited for), only when its own state still says so (found being made, then
+        changed); otherwise also for what runs on a stateless one."""
         not_ready = self.not_ready(current)
-        if not_ready is None and not self.stateless():
+        if not_ready is None and (self.task.changed or not self.stateless()):
             return False
         branch_id, endpoint_id = self.settle_scope(current)
         what = not_ready or "%s has operations still running" % self._named(current)

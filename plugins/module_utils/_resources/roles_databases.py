@@ -77,6 +77,13 @@ class BranchItem(Resource):
     def stateless(self):
         return True  # only the project's operations tell whether a change still runs on the branch
 
+    def read_again(self, current):
+        """The item as the branch lists it now, after waiting for what another run left running on the branch."""
+        return self.find() or current
+
+    def after_change(self, current):
+        return current  # this run's answer is the item as it is: no state of its own to read again
+
     def not_ready(self, current):
         return None if branch_settled(self.branch) else "%s: its branch is not ready yet (current_state %s)" % (
             self.label, self.branch.get("current_state"))
@@ -115,9 +122,6 @@ class Role(BranchItem):
         many = len(owned) > 1
         return "it owns the database%s %s; delete %s or give %s another owner with neon.cloud.database first" % (
             "s" if many else "", ", ".join(owned), "them" if many else "it", "them" if many else "it")
-
-    def stateless(self):
-        return not self.reset_password  # a reset follows, and its 423 waits for what runs on the branch
 
     def _resetting(self, plan):
         return self.reset_password and plan.action != CREATE

@@ -128,13 +128,18 @@ class ResourceTask:
         return self.failure(refusal.msg, refusal.cause)
 
     def keep_on_failure(self, work, *args):
-        """``work(*args)``, with any request error after a change turned into a failure that keeps what was done."""
+        """``work(*args)``, with any request error or refusal after a change turned into a failure that keeps
+        what was done (a refusal alone says only ``changed: false``)."""
         try:
             return work(*args)
         except NeonAPIError as error:
             if not self.changed:
                 raise
             raise self.failure(error.describe(), error)
+        except Refusal as refusal:
+            if not self.changed:
+                raise
+            raise self.refused(refusal)
 
     # ------------------------------------------------------------------------------------------ acting
 
@@ -272,7 +277,7 @@ class ResourceTask:
         overlapping run's create left running is waited for as the task's own operations are, so that
         ``wait=true`` means ready on every run. Returns whether it waited: the caller reads the object
         again. Never in check mode (it sends nothing and waits for nothing) or with ``wait=false``."""
-        if not self.wait or self.check_mode or unsettled is False:
+        if not self.wait or self.check_mode:
             return False
         try:
             recent = list_operations(self.client, project_id, page_size=RECENT_OPERATIONS,
@@ -310,7 +315,8 @@ class ResourceTask:
             if outcome.interrupted:  # the API stopped answering (_api/operations.py): the change may still be under way
                 message += (". The change was sent and may still be running on the service: once the API answers, "
                             "wait for %s with neon.cloud.operation_wait, or run the task again (it finds what was "
-                            "made and waits for it; a restart or a password reset is done again)" % outcome.awaited())
+                            "made and waits for it; what runs on every run - a restart, a password reset, a reset "
+                            "from the parent - is done again)" % outcome.awaited())
             raise self.failure(message, outcome.error)
         failed = outcome.failed
         if failed:

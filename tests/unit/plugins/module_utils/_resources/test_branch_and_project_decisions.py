@@ -240,6 +240,8 @@ def test_a_compute_is_settled_unless_being_made_or_on_its_way_to_another_state(e
     ({"suspend_timeout_seconds": 604800}, None),
     ({"min_cu": 2, "max_cu": 1}, "compute.min_cu (2) must not be more than compute.max_cu (1)"),
     ({"min_cu": 0.1}, "compute.min_cu must be 0.25 or more, got 0.1"),
+    ({"min_cu": float("nan")}, "compute.min_cu must be a finite number, got nan"),
+    ({"max_cu": float("inf")}, "compute.max_cu must be a finite number, got inf"),
     ({"max_cu": 0}, "compute.max_cu must be 0.25 or more, got 0"),
     ({"suspend_timeout_seconds": 59}, "compute.suspend_timeout_seconds must be -1 (never), 0 (the service's "
                                       "default) or 60 to 604800, got 59"),

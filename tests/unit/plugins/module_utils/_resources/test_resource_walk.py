@@ -601,3 +601,38 @@ def test_project_found_by_name_with_settings_of_the_wrong_type_fails_clearly(neo
         project_task(neon).present(project_options(name="shop", compute={"max_cu": 2}))
     assert "default_endpoint_settings must be an object or null, got 'fast'" in str(caught.value)
     assert changes_sent(neon) == []
+
+
+# ---------------------------------------------------------------------------------------------- after a change
+
+
+def test_a_refusal_after_a_create_fails_as_changed_with_what_was_done(neon):
+    project_id = neon.add_project()
+
+    def a_second_read_write_compute():
+        branch = [item for item in neon.branches[project_id] if item["name"] == "pr-1"][0]
+        neon.add_endpoint(project_id, branch["id"])  # the re-read after the wait lists two read-write computes
+        return neon.route("GET", "/projects/%s/branches/%s/endpoints" % (project_id, branch["id"]), {}, None)
+
+    neon.faults.append(("GET", "/endpoints", Lazy(a_second_read_write_compute)))
+    with pytest.raises(TaskFailure) as caught:
+        branch_task(neon).present(options(name="pr-1"), True, False)
+    assert "2 read-write computes" in caught.value.msg
+    assert "Changed by this task so far: branch 'pr-1' was created" in caught.value.msg
+    assert caught.value.result["changed"] is True and caught.value.result["branch"]["name"] == "pr-1"
+    assert caught.value.result["operations"]
+
+
+def test_a_compute_added_to_a_branch_by_another_run_is_used_with_a_warning_not_claimed(neon):
+    project_id = neon.add_project()
+    branch = neon.add_branch(project_id, "pr-1")
+
+    def the_other_run_added_it():
+        neon.add_endpoint(project_id, branch["id"])
+        return make_response(409, {"code": "", "message": "read-write endpoint already exists"})
+
+    neon.faults.append(("POST", "/endpoints", Lazy(the_other_run_added_it)))
+    result = branch_task(neon).present(options(name="pr-1"), True, False)
+    assert result["changed"] is False
+    assert "created by another run at the same time" in json.dumps(result["warnings"])
+    assert [item["type"] for item in result["endpoints"]] == ["read_write"]
