@@ -15,6 +15,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import math
+
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
     Description,
@@ -189,7 +191,7 @@ def compute_settings_problem(settings, prefix=""):
     option they came in (``compute.``)."""
     for option in ("min_cu", "max_cu"):
         value = settings.get(option)
-        if value is not None and not (value == value and abs(value) < float("inf")):  # nan, inf
+        if value is not None and not math.isfinite(value):
             return "%s%s must be a finite number, got %s" % (prefix, option, value)
         if value is not None and value < MIN_CU:
             return "%s%s must be %s or more, got %s" % (prefix, option, MIN_CU, value)
