@@ -78,3 +78,13 @@ def test_a_role_found_while_its_apply_config_runs_is_returned_once_it_has_ended(
     # that did not wait would leave it at its third read, still in progress).
     operations = rel.api(sim, "GET", "/projects/%s/operations" % pid)["operations"]
     assert [op["status"] for op in operations if op["action"] == "apply_config"] == ["finished"]
+
+
+def test_a_branch_found_being_made_and_changed_by_the_rerun_is_returned_ready(sim):
+    pid = new_project(sim)["project"]["id"]
+    sim.script_operations("create_branch", project_id=pid, reads_in_progress=READS_IN_PROGRESS)
+    failed(run(sim, "branch", project_id=pid, name="pr-9", wait_timeout=1, compute=False))
+
+    changed = ok(run(sim, "branch", project_id=pid, name="pr-9", protected=True, compute=False))
+    assert changed["changed"] is True and changed["branch"]["protected"] is True
+    assert changed["branch"]["current_state"] == "ready"

@@ -636,3 +636,16 @@ def test_a_compute_added_to_a_branch_by_another_run_is_used_with_a_warning_not_c
     assert result["changed"] is False
     assert "created by another run at the same time" in json.dumps(result["warnings"])
     assert [item["type"] for item in result["endpoints"]] == ["read_write"]
+
+
+def test_a_lost_project_create_is_not_sent_again_while_the_listing_is_incomplete(neon):
+    def lost_and_the_listing_incomplete():
+        neon.faults.extend([("GET", "/projects", make_response(200, {"projects": [], "unavailable_project_ids": ["p-late"]}))
+                            for _round in range(4)])
+        return connection_reset()
+
+    neon.faults.append(("POST", "/projects", Lazy(lost_and_the_listing_incomplete)))
+    with pytest.raises(TaskFailure) as caught:
+        project_task(neon).present(project_options(name="shop"))
+    assert "could not list every project in time (p-late unavailable)" in caught.value.msg
+    assert len([entry for entry in neon.log if entry[0] == "POST"]) == 1  # never sent twice
