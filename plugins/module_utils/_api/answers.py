@@ -342,13 +342,18 @@ def uri_parts(uri):
                 password=unquote(split.password or ""))
 
 
+def _text_answer(data, path, name):
+    """The one non-empty string ``name`` of a GET's answer ``{name: ...}``."""
+    check = Checker("GET", path)
+    text = check.value(_member(check, data, name), name, (str,))
+    if not text:
+        check.fail(name, "is empty")
+    return text
+
+
 def connection_uri(data, path):
     """GET /projects/{id}/connection_uri: ``{uri}``."""
-    check = Checker("GET", path)
-    uri = check.value(_member(check, data, "uri"), "uri", (str,))
-    if not uri:
-        check.fail("uri", "is empty")
-    return uri
+    return _text_answer(data, path, "uri")
 
 
 def role_password(data):
@@ -364,8 +369,4 @@ def role_password(data):
 
 def revealed_password(data, path):
     """GET .../roles/{name}/reveal_password: ``{password}``."""
-    check = Checker("GET", path)
-    password = check.value(_member(check, data, "password"), "password", (str,))
-    if not password:
-        check.fail("password", "is empty")
-    return password
+    return _text_answer(data, path, "password")
