@@ -175,7 +175,7 @@ def main():
     stored = "".join(open(os.path.join(cache_dir, name), encoding="utf-8").read() + name
                      for name in os.listdir(cache_dir))
     check("cache: no piece of the key in the cache files or their names",
-          stored and not any(API_KEY[start:start + 6] in stored for start in range(len(API_KEY) - 5)))
+          stored and not any(API_KEY[start:start + PIECE] in stored for start in range(len(API_KEY) - PIECE + 1)))
     other_key_run, _err = listing(cached, key=org_key)
     check("cache: another key does not get this key's cached hosts", hosts_of(other_key_run) == org_projects)
 
