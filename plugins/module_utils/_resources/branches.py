@@ -93,8 +93,7 @@ class Branch(Resource):
             return plan
         if self.reset and not current.get("parent_id"):
             raise Refusal("branch %r (%s) has no parent, so it cannot be reset from one" % (self.name, current["id"]))
-        self.endpoints = branch_endpoints(self.client, self.project_id, current["id"])
-        self.endpoint = read_write_endpoint(self.endpoints, current["id"])
+        self._read_computes(current["id"])
         if self.compute is not False and self.compute is not None:
             settings = self.compute if isinstance(self.compute, dict) else {}
             self.compute_plan = decide(COMPUTE, self.endpoint, settings, name=None)
@@ -190,8 +189,7 @@ class Branch(Resource):
     def on_found(self, found):
         super(Branch, self).on_found(found)
         if found.ours and not self.task.wait:  # the answer with its computes was lost, and read_again reads none
-            self.endpoints = branch_endpoints(self.client, self.project_id, found.item["id"])
-            self.endpoint = read_write_endpoint(self.endpoints)
+            self._read_computes(found.item["id"])
 
     def act(self, current, plan):
         """Its compute (created when asked and missing, or resized), then the reset."""
@@ -271,7 +269,11 @@ class Branch(Resource):
         path = project_path(self.project_id, "branches", current["id"])
         current = answers.item_of(self.client.request("GET", path), "GET", path, "branch", answers.BRANCH_FIELDS,
                                   item_id=current["id"])
-        self.endpoints = branch_endpoints(self.client, self.project_id, current["id"])
-        self.endpoint = read_write_endpoint(self.endpoints, current["id"])
+        self._read_computes(current["id"])
         self.keep(current)
         return current
+
+    def _read_computes(self, branch_id):
+        """The branch's computes as listed now, and its read-write one: one request."""
+        self.endpoints = branch_endpoints(self.client, self.project_id, branch_id)
+        self.endpoint = read_write_endpoint(self.endpoints, branch_id)
