@@ -13,7 +13,12 @@ from werkzeug.exceptions import MethodNotAllowed, NotFound as RouteNotFound
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
+from .api_consumption import ConsumptionRoutes, consumption_rules
+from .api_networking import NetworkingRoutes, networking_rules
 from .api_provisioning import ProvisioningRoutes, provisioning_rules
+from .api_recovery import RecoveryRoutes, recovery_rules
+from .api_sharing import SharingRoutes, sharing_rules
+from .api_snapshots import SnapshotsRoutes, snapshots_rules
 from .barriers import Barriers
 from .clock import iso_micro, parse_timestamp
 from .control import ControlRoutes, control_map
@@ -60,7 +65,8 @@ def _projects_page(args):
     return limit, args.get("cursor") or None, args.get("search") or None
 
 
-class SimulatorApp(ControlRoutes, ProvisioningRoutes):
+class SimulatorApp(ControlRoutes, ProvisioningRoutes, SharingRoutes, NetworkingRoutes, ConsumptionRoutes, RecoveryRoutes,
+                   SnapshotsRoutes):
     """WSGI callable. ``sleep(seconds)`` is interruptible when the server stops.
 
     ``rate_limiter`` limits every route (off by default); ``org_key_limiter`` limits the creation
@@ -93,7 +99,8 @@ class SimulatorApp(ControlRoutes, ProvisioningRoutes):
             Rule(API_PREFIX + "/projects/<project_id>/operations", methods=["GET"], endpoint="list_operations"),
             Rule(API_PREFIX + "/projects/<project_id>/operations/<operation_id>", methods=["GET"],
                  endpoint="get_operation"),
-        ] + provisioning_rules())
+        ] + provisioning_rules() + sharing_rules() + networking_rules() + consumption_rules() + recovery_rules()
+            + snapshots_rules())
         self.control_map = control_map()
 
     # ------------------------------------------------------------------ entry point

@@ -10,6 +10,11 @@ import uuid
 
 from werkzeug.routing import Map, Rule
 
+from .api_consumption import consumption_control_rules
+from .api_networking import networking_control_rules
+from .api_recovery import recovery_control_rules
+from .api_sharing import sharing_control_rules
+from .api_snapshots import snapshots_control_rules
 from .clock import iso_micro
 from .errors import Conflict, InvalidRequest, NotFound
 from .model import KEY_KINDS
@@ -63,7 +68,8 @@ def control_map():
         Rule(CONTROL_PREFIX + "/requests", methods=["DELETE"], endpoint="clear_requests"),
         Rule(CONTROL_PREFIX + "/clock", methods=["GET"], endpoint="get_clock"),
         Rule(CONTROL_PREFIX + "/clock", methods=["POST"], endpoint="advance_clock"),
-    ])
+    ] + sharing_control_rules() + networking_control_rules() + consumption_control_rules() + recovery_control_rules()
+        + snapshots_control_rules())
 
 
 class ControlRoutes:

@@ -19,8 +19,13 @@ from .model import (END_STATUSES, ENDPOINT_ACTIONS, ORGANIZATION_KEY, PERSONAL_K
                     Project)
 from .catalog import CatalogMixin
 from .computes import ComputesMixin
+from .consumption import ConsumptionMixin
+from .networking import NetworkingMixin
 from .provisioning import ProvisioningMixin
+from .recovery import RecoveryMixin
 from .scene import SceneMixin
+from .sharing import SharingMixin
+from .snapshots import SnapshotsMixin
 from .work import Limits, NextOperations
 
 __all__ = ["Conflict", "Forbidden", "InvalidRequest", "NotFound", "State"]
@@ -59,7 +64,8 @@ def _optional_string(spec, name):
     return value
 
 
-class State(SceneMixin, ProvisioningMixin, ComputesMixin, CatalogMixin):
+class State(SceneMixin, ProvisioningMixin, ComputesMixin, CatalogMixin, SharingMixin, NetworkingMixin, ConsumptionMixin,
+            RecoveryMixin, SnapshotsMixin):
     """Thread-safe in-memory state of the simulated service."""
 
     def __init__(self, api_key, seed_value=1, clock=None, extra_keys=True, operation_pace=1.0):
@@ -111,6 +117,11 @@ class State(SceneMixin, ProvisioningMixin, ComputesMixin, CatalogMixin):
             self.limits = Limits()
             self.next_operations.clear()
             self._reset_provisioning()
+            self._reset_sharing()
+            self._reset_networking()
+            self._reset_consumption()
+            self._reset_recovery()
+            self._reset_snapshots()
 
     @property
     def demo_project_id(self):

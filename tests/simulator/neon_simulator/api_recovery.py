@@ -1,0 +1,22 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, neon.cloud collection maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The recovery routes: /api/v2 (branch restore to a point, set as default, schema and compare_schema, over each
+branch's history and data stand-in (history.py)) and their control API, HTTP in, State's ``api_*`` methods
+(recovery.py) out. """
+
+from __future__ import annotations
+
+
+def recovery_rules():
+    """The /api/v2 rules (werkzeug Rule, endpoint ``x`` served by ``_api_x``)."""
+    return []
+
+
+def recovery_control_rules():
+    """The /_simulator rules (endpoint ``x`` served by ``_control_x``)."""
+    return []
+
+
+class RecoveryRoutes:
+    """The handlers, mixed into SimulatorApp: each answers (status, payload)."""

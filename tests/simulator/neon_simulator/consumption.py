@@ -1,0 +1,18 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, neon.cloud collection maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The consumption history (account and per project), paged and rate limited: State's half (governance-recovery-
+api-notes.md section 9).
+
+Mixed into State (state.py): every ``api_*`` method takes the authenticating key, holds the state's
+lock and answers JSON-like data; ``_reset_consumption`` puts the seeded state back.
+"""
+
+from __future__ import annotations
+
+
+class ConsumptionMixin:
+    """The consumption half of State (see the module's text)."""
+
+    def _reset_consumption(self):
+        """Back to the seeded state (called by State.reset, with the lock held)."""
