@@ -3,9 +3,16 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The recovery routes: /api/v2 (branch restore to a point, set as default, schema and compare_schema, over each
 branch's history and data stand-in (history.py)) and their control API, HTTP in, State's ``api_*`` methods
-(recovery.py) out. """
+(recovery.py) out.
+"""
 
 from __future__ import annotations
+
+from werkzeug.routing import Rule
+
+from .web import CONTROL_PREFIX, json_body
+
+BRANCH_CONTROL = CONTROL_PREFIX + "/projects/<project_id>/branches/<branch_id>"
 
 
 def recovery_rules():
@@ -15,8 +22,18 @@ def recovery_rules():
 
 def recovery_control_rules():
     """The /_simulator rules (endpoint ``x`` served by ``_control_x``)."""
-    return []
+    return [
+        Rule(BRANCH_CONTROL + "/data", methods=["GET"], endpoint="read_branch_data"),
+        Rule(BRANCH_CONTROL + "/data", methods=["POST"], endpoint="write_branch_data"),
+    ]
 
 
 class RecoveryRoutes:
     """The handlers, mixed into SimulatorApp: each answers (status, payload)."""
+
+    def _control_read_branch_data(self, request, project_id, branch_id):
+        return 200, self.state.read_branch_data(project_id, branch_id, request.args.get("timestamp"),
+                                                request.args.get("lsn"))
+
+    def _control_write_branch_data(self, request, project_id, branch_id):
+        return 200, self.state.write_branch_data(project_id, branch_id, json_body(request))

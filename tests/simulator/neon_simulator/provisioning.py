@@ -26,6 +26,7 @@ import random
 from . import access, ids, seed
 from .clock import iso_seconds, parse_timestamp
 from .errors import Conflict, Forbidden, InvalidRequest, Locked, NotFound, Unprocessable, with_code
+from .history import lsn_of as _lsn
 from .model import PERSONAL_KEY, PROJECT_KEY
 from .resources import Branch, Database, Endpoint, Resources, Role, connection_details, new_password
 from .work import MESSAGE_LOCKED, operation_spec
@@ -154,11 +155,6 @@ def _compute_settings(spec):
         if spec.get(name) is not None and not isinstance(spec[name], dict):
             raise InvalidRequest("%s: must be an object" % name)
     return spec
-
-
-def _lsn(us):
-    """An LSN-shaped position (``0/1A2B3C4``), growing with time."""
-    return "0/%X" % ((us // 1000) % 0xFFFFFFFF)
 
 
 def _cursor(item, sort_by, sort_order):

@@ -13,9 +13,10 @@ from __future__ import annotations
 import random
 
 from . import ids
-from .clock import parse_timestamp
+from .clock import iso_micro, parse_timestamp
 from .errors import InvalidRequest
-from .provisioning import BRANCH_NAME_MAX, MESSAGE_RESET_PROTECTED, _lsn, _string
+from .history import lsn_of, us_of_lsn
+from .provisioning import BRANCH_NAME_MAX, MESSAGE_RESET_PROTECTED, _string
 from .resources import Branch
 
 
@@ -24,6 +25,50 @@ class RecoveryMixin:
 
     def _reset_recovery(self):
         """Back to the seeded state (called by State.reset, with the lock held)."""
+
+    # ------------------------------------------------------------------ the data stand-in (control API)
+    def _moment(self, timestamp, lsn, now_us, what="timestamp and lsn"):
+        """The moment a ``timestamp`` or an ``lsn`` names (now when neither); InvalidRequest when both or bad."""
+        if timestamp is not None and lsn is not None:
+            raise InvalidRequest("%s: give at most one" % what)
+        if lsn is not None:
+            try:
+                return us_of_lsn(lsn, now_us)
+            except ValueError as exc:
+                raise InvalidRequest("lsn: %s" % exc) from None
+        if timestamp is not None:
+            try:
+                return parse_timestamp(timestamp)
+            except (TypeError, ValueError):
+                raise InvalidRequest("timestamp: must be an RFC 3339 timestamp, got %r" % (timestamp,)) from None
+        return now_us
+
+    def read_branch_data(self, project_id, branch_id, timestamp=None, lsn=None):
+        """Control API: the branch's stand-in data (databases -> tables -> rows) now, or at a moment."""
+        with self.lock:
+            branch = self._branch(self._project(project_id), branch_id)
+            now_us = self.now_us()
+            moment = self._moment(timestamp, lsn, now_us)
+            return {"branch_id": branch.id, "lsn": lsn_of(moment), "timestamp": iso_micro(moment),
+                    "databases": branch.data.at(moment)}
+
+    def write_branch_data(self, project_id, branch_id, spec):
+        """Control API: ``{"database": "neondb", "table": "t", "rows": [{...}] | null}`` (null drops the table);
+        a new version of the branch's data at the simulator's clock. Answers the moment's LSN and timestamp."""
+        database = spec.get("database", "neondb")
+        table = spec.get("table")
+        rows = spec.get("rows")
+        if not isinstance(database, str) or not database or not isinstance(table, str) or not table:
+            raise InvalidRequest("database and table: must be non-empty strings")
+        if rows is not None and (not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows)):
+            raise InvalidRequest("rows: must be a list of objects, or null to drop the table")
+        with self.lock:
+            branch = self._branch(self._project(project_id), branch_id)
+            if database not in branch.databases:
+                raise InvalidRequest("database %r: the branch has no such database" % database)
+            now_us = self.now_us()
+            branch.data.write(now_us, database, table, rows)
+            return {"branch_id": branch.id, "lsn": lsn_of(now_us), "timestamp": iso_micro(now_us)}
 
     def api_set_default_branch(self, key, project_id, branch_id):
         """POST .../branches/{id}/set_as_default (notes 3.5); no operations (inferred)."""
@@ -70,7 +115,7 @@ class RecoveryMixin:
             ops = self._run(project, items, now_us)
             if preserve is not None:
                 kept = Branch(ids.branch_id(random.SystemRandom()), project.id, preserve, now_us, branch,
-                              _lsn(now_us), now_us, state="ready", creation_source="api")
+                              lsn_of(now_us), now_us, state="ready", creation_source="api")
                 kept.parent_id = branch.parent_id
                 kept.roles, kept.databases = branch.roles, branch.databases
                 for role in kept.roles.values():
@@ -83,7 +128,7 @@ class RecoveryMixin:
             if source is not branch:
                 self._copy_catalog(source, branch, now_us)
                 branch.parent_id = source.id
-            branch.parent_lsn = source_lsn or _lsn(now_us)
+            branch.parent_lsn = source_lsn or lsn_of(now_us)
             branch.parent_timestamp_us = parse_timestamp(source_timestamp) if isinstance(source_timestamp, str) \
                 else now_us
             branch.last_reset_us = branch.updated_us = now_us

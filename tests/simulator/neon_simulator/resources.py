@@ -16,6 +16,7 @@ import secrets
 import string
 
 from .clock import iso_seconds, iso_seconds_or_none
+from .history import BranchData
 from .model import SUCCESS_STATUSES
 
 # suspend_timeout_seconds 0 means the service default (SPEC SuspendTimeoutSeconds; notes section 4)
@@ -79,7 +80,7 @@ class Branch:
 
     __slots__ = ("id", "project_id", "name", "parent_id", "parent_lsn", "parent_timestamp_us", "created_us",
                  "updated_us", "protected", "default", "expires_us", "ttl_seconds", "last_reset_us", "state",
-                 "creation_source", "roles", "databases", "logical_size")
+                 "creation_source", "roles", "databases", "logical_size", "data")
 
     def __init__(self, branch_id, project_id, name, created_us, parent=None, parent_lsn=None,
                  parent_timestamp_us=None, state="init", creation_source="console"):
@@ -101,6 +102,9 @@ class Branch:
         self.roles = {}
         self.databases = {}
         self.logical_size = 30785536
+        # its data stand-in (history.py): a child starts with its parent's data at the branch point
+        self.data = parent.data.forked(created_us if parent_timestamp_us is None else parent_timestamp_us) \
+            if parent is not None else BranchData(created_us)
 
     def render(self, now_us):
         item = {
