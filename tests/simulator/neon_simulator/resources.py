@@ -80,7 +80,8 @@ class Branch:
 
     __slots__ = ("id", "project_id", "name", "parent_id", "parent_lsn", "parent_timestamp_us", "created_us",
                  "updated_us", "protected", "default", "expires_us", "ttl_seconds", "last_reset_us", "state",
-                 "creation_source", "roles", "databases", "logical_size", "data")
+                 "creation_source", "roles", "databases", "logical_size", "data", "init_source", "restore_status",
+                 "restored_from", "restored_as")
 
     def __init__(self, branch_id, project_id, name, created_us, parent=None, parent_lsn=None,
                  parent_timestamp_us=None, state="init", creation_source="console"):
@@ -105,6 +106,10 @@ class Branch:
         # its data stand-in (history.py): a child starts with its parent's data at the branch point
         self.data = parent.data.forked(created_us if parent_timestamp_us is None else parent_timestamp_us) \
             if parent is not None else BranchData(created_us)
+        self.init_source = "parent-data"  # or "schema-only": a root branch with its source's schema, no data
+        self.restore_status = None  # a snapshot restore's: "restored", "finalized" (SPEC Branch)
+        self.restored_from = None   # the snapshot id it was restored from
+        self.restored_as = None     # the branch id that took this one's place when a restore was finalized
 
     def render(self, now_us):
         item = {
@@ -130,8 +135,11 @@ class Branch:
             "data_transfer_bytes": 0,
             "created_at": iso_seconds(self.created_us),
             "updated_at": iso_seconds(self.updated_us),
-            "init_source": "parent-data",
+            "init_source": self.init_source,
         })
+        for field in ("restore_status", "restored_from", "restored_as"):
+            if getattr(self, field) is not None:
+                item[field] = getattr(self, field)
         if self.expires_us is not None:
             item["expires_at"] = iso_seconds(self.expires_us)
             item["ttl_interval_seconds"] = self.ttl_seconds
