@@ -22,6 +22,8 @@ END_MARK = ".. benchmark results: end"
 # The provisioning part's section (run.py --only provisioning --doc rewrites it alone).
 PROVISIONING_MARKS = (".. provisioning results: begin (written by benchmarks/run.py --doc)",
                       ".. provisioning results: end")
+# The fleet part's section (run.py --only fleet --doc rewrites it alone).
+FLEET_MARKS = (".. fleet results: begin (written by benchmarks/run.py --doc)", ".. fleet results: end")
 
 
 def median(samples, key):
@@ -241,6 +243,38 @@ class Report:
                 sum(case["poll_floor"] for case in data["rows"])),
             "",
             self.provisioning_floors_table(data),
+        ]) + "\n"
+
+    def fleet_rst(self, info, command):
+        """The fleet part's section: the baseline play over N projects, unchanged, beside a plain loop."""
+        data = self.results["fleet"]
+        count = data["count"]
+
+        def med(kind, key):
+            return statistics.median(sample[key] for sample in data["samples"][kind])
+
+        rows = [
+            ("apply the baseline (first run)", "%.1f s" % data["applied"]["seconds"], str(data["applied"]["changed"]),
+             "%.2f" % (data["applied"]["requests"] / count), str(data["applied"]["changes_sent"])),
+            ("unchanged run", "%.1f s" % med("play", "seconds"), str(max(s["changed"] for s in data["samples"]["play"])),
+             "%.2f" % (med("play", "requests") / count), str(max(s["changes_sent"] for s in data["samples"]["play"]))),
+            ("drift report (``--check --diff``), unchanged", "%.1f s" % med("check_diff", "seconds"),
+             str(max(s["changed"] for s in data["samples"]["check_diff"])),
+             "%.2f" % (med("check_diff", "requests") / count),
+             str(max(s["changes_sent"] for s in data["samples"]["check_diff"]))),
+            ("plain ``requests`` loop: GET each project, compare", "%.1f s" % med("plain", "seconds"), "",
+             "%.2f" % (med("plain", "requests") / count), "0"),
+        ]
+        return "\n".join([
+            "Measured %s with ``%s``: ``ansible-playbook`` (5 forks) over the ``neon.cloud.projects`` inventory of "
+            "%d projects of one organization, one ``neon.cloud.project`` task with the whole baseline per project "
+            "(ansible-core %s; median of %d runs; simulator at ``--operation-pace %g``)." % (
+                info["date"], command, count, info["ansible-core"], len(data["samples"]["play"]),
+                self.settings["operation_pace"]),
+            "",
+            grid_table(("Run", "Wall time", "changed", "Requests per project", "Changes sent"),
+                       [(escape(label) if "``" not in label else label, wall, changed, per, sent)
+                        for label, wall, changed, per, sent in rows]),
         ]) + "\n"
 
     def rst(self, info, command, provisioning=True):

@@ -9,6 +9,7 @@ provisioning requests against the floor.
     python benchmarks/run.py --only paging,imports --runs 3
     python benchmarks/run.py --doc docs/docsite/rst/performance.rst   # also rewrite the results section there
     python benchmarks/run.py --only provisioning --doc docs/docsite/rst/performance.rst   # only that part's section
+    python benchmarks/run.py --only fleet --doc docs/docsite/rst/performance.rst   # the fleet part's section
 
 Needs requests, werkzeug (for a simulator started here) and ansible-core (for the per-task
 and import parts) in the interpreter that runs it. Takes about 2 to 3 minutes; most of it is
@@ -25,11 +26,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
+import fleet  # noqa: E402  pylint: disable=wrong-import-position
 import report  # noqa: E402  pylint: disable=wrong-import-position
 import scenarios  # noqa: E402  pylint: disable=wrong-import-position
 import simctl  # noqa: E402  pylint: disable=wrong-import-position
 
-PARTS = ("paging", "waiting", "tasks", "imports", "keys", "inventory", "provisioning")
+PARTS = ("paging", "waiting", "tasks", "imports", "keys", "inventory", "provisioning", "fleet")
 # The provisioning part runs against a simulator of its own, started with this --operation-pace: its
 # operations then take 0.03 to 0.25 s, so each wait ends at its second poll (the first comes at once,
 # the second 0.5 s later) and the poll counts are the same from run to run.
@@ -45,6 +47,8 @@ def parse_args(argv):
     parser.add_argument("--operations", type=int, default=10000, help="operations listed by the paging part")
     parser.add_argument("--wait-operations", type=int, default=200, help="operations waited for (default 200)")
     parser.add_argument("--projects", type=int, default=10000, help="projects of the inventory part (default 10000)")
+    parser.add_argument("--fleet", type=int, default=100, help="projects of the fleet part (default 100)")
+    parser.add_argument("--fleet-runs", type=int, default=3, help="unchanged runs of the fleet part (default 3)")
     parser.add_argument("--operation-pace", type=float, default=PROVISIONING_PACE,
                         help="the simulator's --operation-pace for the provisioning part (default %g)" % PROVISIONING_PACE)
     parser.add_argument("--json", metavar="FILE", help="also write every sample as JSON")
@@ -106,6 +110,15 @@ def main(argv=None):
                 results["provisioning"] = scenarios.provisioning(paced, args.operation_pace, log=log)
             finally:
                 paced.stop()
+        if "fleet" in args.parts:
+            log("8. fleet: one baseline over %d projects (%d runs)" % (args.fleet, args.fleet_runs))
+            paced = simctl.SimulatorHandle.start(sys.executable, operation_pace=args.operation_pace)
+            try:
+                playbook = os.path.join(os.path.dirname(scenarios.ansible_executable() or sys.executable),
+                                        "ansible-playbook")
+                results["fleet"] = fleet.fleet(paced, collection, args.fleet_runs, args.fleet, playbook, log=log)
+            finally:
+                paced.stop()
     finally:
         if sim is not None:
             sim.stop()
@@ -126,10 +139,12 @@ def main(argv=None):
             json.dump({"machine": info, "results": results}, out, indent=1, default=str)
     if args.doc:
         # each section only from the parts that ran, so that one part's run keeps the others' figures
-        if any(part in results for part in PARTS if part != "provisioning"):
+        if any(part in results for part in PARTS if part not in ("provisioning", "fleet")):
             report.write_doc(args.doc, built.rst(info, command, provisioning=False))
         if "provisioning" in results:
             report.write_doc(args.doc, built.provisioning_rst(info, command), report.PROVISIONING_MARKS)
+        if "fleet" in results:
+            report.write_doc(args.doc, built.fleet_rst(info, command), report.FLEET_MARKS)
         log("benchmark: results written to %s" % args.doc)
     if built.missed:
         log("benchmark: targets missed: %s" % "; ".join(built.missed))
