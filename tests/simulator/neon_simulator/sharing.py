@@ -69,6 +69,7 @@ MESSAGE_ALREADY_MEMBER = "invitations[%d]: this email is already a member of the
 MESSAGE_ALREADY_INVITED = "invitations[%d]: an invitation for this email already exists"
 MESSAGE_INVITED_TWICE = "invitations[%d]: this email appears more than once in the request"
 MESSAGE_INVITATION_NOT_FOUND = "invitation not found"
+# Removing a member leaves their project-scoped keys and the grants of projects to their email as they are.
 
 EMAIL_MAX = 256
 _EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+$")
