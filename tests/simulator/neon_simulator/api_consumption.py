@@ -6,16 +6,63 @@ their control API, HTTP in, State's ``api_*`` methods (consumption.py) out. """
 
 from __future__ import annotations
 
+from werkzeug.routing import Rule
+
+from .consumption import ACCOUNT_METRICS, PROJECT_METRICS, PROJECTS_LIMIT, NotAcceptable, Query, TooManyRequests
+from .web import API_PREFIX, CONTROL_PREFIX, int_arg, json_body, request_id_of
+
 
 def consumption_rules():
     """The /api/v2 rules (werkzeug Rule, endpoint ``x`` served by ``_api_x``)."""
-    return []
+    return [
+        Rule(API_PREFIX + "/consumption_history/account", methods=["GET"], endpoint="consumption_account"),
+        Rule(API_PREFIX + "/consumption_history/projects", methods=["GET"], endpoint="consumption_projects"),
+    ]
 
 
 def consumption_control_rules():
     """The /_simulator rules (endpoint ``x`` served by ``_control_x``)."""
-    return []
+    return [
+        Rule(CONTROL_PREFIX + "/consumption_rate_limit", methods=["GET"], endpoint="get_consumption_rate_limit"),
+        Rule(CONTROL_PREFIX + "/consumption_rate_limit", methods=["POST"], endpoint="set_consumption_rate_limit"),
+    ]
+
+
+def _refused(request, status, exc):
+    """The GeneralError of a 406 or 429 (the statuses errors.py has no class for), with the request's id."""
+    return status, {"code": "", "message": str(exc), "request_id": request_id_of(request)}
 
 
 class ConsumptionRoutes:
     """The handlers, mixed into SimulatorApp: each answers (status, payload)."""
+
+    def _consumption(self, request, read):
+        try:
+            return 200, read()
+        except NotAcceptable as exc:
+            return _refused(request, 406, exc)
+        except TooManyRequests as exc:
+            return _refused(request, 429, exc)
+
+    def _api_consumption_account(self, request, key):
+        def read():
+            self.state.take_consumption_token(key)
+            return self.state.api_consumption_account(key, Query(request.args, ACCOUNT_METRICS))
+
+        return self._consumption(request, read)
+
+    def _api_consumption_projects(self, request, key):
+        def read():
+            self.state.take_consumption_token(key)
+            limit = int_arg(request.args, "limit", PROJECTS_LIMIT)
+            query = Query(request.args, PROJECT_METRICS, per_project=True)
+            return self.state.api_consumption_projects(key, query, limit)
+
+        return self._consumption(request, read)
+
+    def _control_get_consumption_rate_limit(self, request):
+        del request
+        return 200, dict(self.state.consumption_limits)
+
+    def _control_set_consumption_rate_limit(self, request):
+        return 200, self.state.set_consumption_limits(json_body(request))
