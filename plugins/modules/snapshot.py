@@ -1,0 +1,195 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: snapshot
+short_description: Take and delete manual snapshots of a Neon branch
+version_added: 1.1.0
+description:
+  - Makes sure a project has a snapshot of a given name - the state of a branch at a moment, kept to restore later
+    with M(neon.cloud.snapshot_restore) - or that it has none.
+  - A snapshot is found by its name, which is unique within a project. Taking one waits for its operations.
+  - Manual snapshots are taken only of root branches (a branch without a parent, such as the project's first
+    branch); a child branch is refused before anything is sent. A project has at most 1 manual snapshot on the
+    free plan and 10 on paid plans; snapshots taken by a backup schedule (M(neon.cloud.snapshot_schedule)) do not
+    count.
+  - Snapshots are in Beta at Neon.
+author:
+  - neon.cloud maintainers (@neon-cloud)
+options:
+  project_id:
+    description: The project's id.
+    type: str
+    required: true
+  name:
+    description: The snapshot's name. A snapshot is identified by its name within its project.
+    type: str
+    required: true
+  branch:
+    description:
+      - The branch to take the snapshot of, by name or id. Without it, the project's default branch.
+      - A snapshot of this name taken of another branch fails the task; nothing is changed.
+      - Not used with O(state=absent).
+    type: str
+  timestamp:
+    description:
+      - Take the snapshot of the branch as it was at this moment (RFC 3339, such as V(2026-01-31T22:00:00Z)),
+        within the project's history window. Without it or O(lsn), the branch as it is now.
+      - A snapshot of this name taken at another moment fails the task; nothing is changed.
+    type: str
+  lsn:
+    description:
+      - Take the snapshot of the branch at this log sequence number (such as V(0/1A2B3C4)), within the project's
+        history window. Not with O(timestamp).
+    type: str
+  expires_at:
+    description:
+      - When the service deletes the snapshot by itself (RFC 3339). Without it, a manual snapshot is kept until
+        it is deleted.
+      - Set when the snapshot is taken. The service cannot change the expiry of an existing snapshot, so one whose
+        expiry differs is left as it is, with a warning saying so.
+    type: str
+  state:
+    description:
+      - V(present) takes the snapshot when the project has none of this name.
+      - V(absent) deletes it.
+    type: str
+    choices: [present, absent]
+    default: present
+extends_documentation_fragment:
+  - neon.cloud.api
+  - neon.cloud.api.wait
+  - neon.cloud.api.action_group
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Only reads; C(changed) and the diff tell what would be done. Nothing is taken or deleted.
+  diff_mode:
+    support: full
+    details: Shows the snapshot's name, source branch, point and expiry before and after.
+notes:
+  - For the requests each task costs, see the
+    R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
+seealso:
+  - module: neon.cloud.snapshot_restore
+  - module: neon.cloud.snapshot_info
+  - module: neon.cloud.snapshot_schedule
+  - ref: ansible_collections.neon.cloud.docsite.api_behaviour
+    description: How the service takes, lists and deletes snapshots, and its limits.
+"""
+
+EXAMPLES = r"""
+- name: Snapshot the production branch before a migration
+  neon.cloud.snapshot:
+    project_id: shiny-river-12345678
+    branch: main
+    name: before-migration-42
+  register: snapshot
+
+- name: Where to roll back to
+  ansible.builtin.debug:
+    msg: "Snapshot {{ snapshot.snapshot.id }} holds main as it was at {{ snapshot.snapshot.timestamp }}"
+
+- name: Delete it once the migration has been checked
+  neon.cloud.snapshot:
+    project_id: shiny-river-12345678
+    name: before-migration-42
+    state: absent
+"""
+
+RETURN = r"""
+snapshot:
+  description:
+    - The snapshot as the service answers it (in check mode, as it would be; its id is null before it is taken).
+    - For O(state=absent), the snapshot deleted, or null when there was none.
+  returned: always
+  type: dict
+  contains:
+    id:
+      description: The snapshot's id.
+      type: str
+      sample: snap-quiet-meadow-a5l2dqxb
+    name:
+      description: Its name.
+      type: str
+      sample: before-migration-42
+    source_branch_id:
+      description: The id of the branch it was taken of.
+      type: str
+      sample: br-floral-wind-a5090hvr
+    timestamp:
+      description: The moment of the branch it holds.
+      type: str
+      sample: "2026-01-31T22:00:00Z"
+    lsn:
+      description: The log sequence number of that moment.
+      type: str
+      sample: 0/1A2B3C4
+    created_at:
+      description: When it was taken.
+      type: str
+      sample: "2026-01-31T22:00:02Z"
+    expires_at:
+      description: When the service deletes it by itself; absent when never.
+      type: str
+      sample: "2026-02-28T00:00:00Z"
+    manual:
+      description: Whether it was taken by hand (or by this module), not by a backup schedule.
+      type: bool
+      sample: true
+branch_id:
+  description: The id of the branch the snapshot is taken of.
+  returned: with O(state=present), once the branch was found
+  type: str
+  sample: br-floral-wind-a5090hvr
+operations:
+  description: The operations the task started, in their last known state (ended, when O(wait=true)).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"id": "0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c10", "action": "create_timeline", "status": "finished"}]
+"""
+
+from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
+from ansible_collections.neon.cloud.plugins.module_utils._resources.snapshots import Snapshot
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
+
+
+def work(neon):
+    params = neon.params
+    if not params["name"].strip():
+        neon.fail("name must not be empty")
+    task = neon.resource_task("project_id", "branch")
+    snapshot = Snapshot(task, params["project_id"], params["name"], params["branch"])
+    if params["state"] == "absent":
+        return snapshot.absent()
+    return snapshot.present(dict((option, params[option]) for option in ("timestamp", "lsn", "expires_at")))
+
+
+def main():
+    spec = dict(
+        project_id=dict(type="str", required=True),
+        name=dict(type="str", required=True),
+        branch=dict(type="str"),
+        timestamp=dict(type="str"),
+        lsn=dict(type="str"),
+        expires_at=dict(type="str"),
+        state=dict(type="str", default="present", choices=["present", "absent"]),
+    )
+    spec.update(WAIT_ARGUMENT_SPEC)
+    NeonModule(
+        argument_spec=spec,
+        mutually_exclusive=[("timestamp", "lsn")],
+        supports_check_mode=True,
+    ).run(work)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,267 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The decisions of snapshots, their restore and backup schedules (_resources/snapshots.py, schedules.py): pure.
+
+What a task does with a snapshot it finds or not (take it, leave it, refuse it, warn of an expiry it
+cannot change), which branches a snapshot can be taken of, what a restore's rerun finds, and when two
+schedules are one. The two requests that need a service (a listing with two snapshots of one name, a
+schedule write answered "200, empty") run against neon_fakes' scripted transport.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import pytest
+
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, NOTHING, REFUSE, Refusal, decide
+from ansible_collections.neon.cloud.plugins.module_utils._resources.schedules import (
+    BackupSchedule,
+    normalised,
+    same_schedule,
+    schedule_problem,
+)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.snapshots import (
+    FINALIZE,
+    RESTORE,
+    SNAPSHOT,
+    Snapshot,
+    decide_restore,
+    expiry_warning,
+    find_snapshot,
+    point_problem,
+    replaced_branch,
+    restore_shown,
+    same_lsn_position,
+    snapshot_problem,
+)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
+from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import make_client, make_response
+
+ROOT = {"id": "br-root", "name": "main", "parent_id": None}
+CHILD = {"id": "br-child", "name": "dev", "parent_id": "br-root"}
+TAKEN = {"id": "snap-1", "name": "before", "source_branch_id": "br-root", "timestamp": "2026-01-31T22:00:00Z",
+         "lsn": "0/1A2B3C4", "created_at": "2026-01-31T22:00:01Z", "manual": True}
+SNAP = {"id": "snap-1", "name": "before", "timestamp": "2026-01-31T22:00:00Z"}
+TARGET = {"id": "br-main", "name": "main"}
+
+
+def snapshot_plan(current, **options):
+    return decide(SNAPSHOT, current, dict(options, name="before", branch=options.get("branch", "br-root")), name="before")
+
+
+# ---------------------------------------------------------------------------------------------- a snapshot
+
+
+def test_a_snapshot_not_found_is_taken_with_the_point_and_expiry_asked():
+    plan = snapshot_plan(None, timestamp="2026-01-31T22:00:00Z", expires_at="2026-02-28T00:00:00Z")
+    assert plan.action == CREATE
+    assert plan.body == {"name": "before", "source_branch_id": "br-root", "timestamp": "2026-01-31T22:00:00Z",
+                         "expires_at": "2026-02-28T00:00:00Z"}
+
+
+def test_a_snapshot_found_as_asked_is_left_alone_whatever_the_spelling_of_its_point():
+    assert snapshot_plan(TAKEN).action == NOTHING
+    assert snapshot_plan(TAKEN, timestamp="2026-01-31T22:00:00.000+00:00").action == NOTHING
+    assert snapshot_plan(TAKEN, lsn="0/01a2b3c4").action == NOTHING
+
+
+@pytest.mark.parametrize("options, said", [
+    (dict(timestamp="2026-01-31T21:00:00Z"), "timestamp is '2026-01-31T22:00:00Z', not '2026-01-31T21:00:00Z'"),
+    (dict(lsn="0/1A2B3C5"), "lsn is '0/1A2B3C4', not '0/1A2B3C5'"),
+    (dict(branch="br-other"), "branch is 'br-root', not 'br-other'"),
+])
+def test_a_snapshot_of_another_point_or_branch_is_refused(options, said):
+    plan = snapshot_plan(TAKEN, **options)
+    assert plan.action == REFUSE and said in plan.reason and "snap-1" in plan.reason
+
+
+def test_an_expiry_that_differs_is_a_warning_and_never_an_update():
+    plan = snapshot_plan(TAKEN, expires_at="2026-03-01T00:00:00Z")
+    assert plan.action == NOTHING and plan.body == {}
+    warning = expiry_warning(TAKEN, "2026-03-01T00:00:00Z")
+    assert "expires never, not at 2026-03-01T00:00:00Z" in warning and "takes only a name" in warning
+    expiring = dict(TAKEN, expires_at="2026-02-28T00:00:00Z")
+    assert "expires at 2026-02-28T00:00:00Z" in expiry_warning(expiring, "2026-03-01T00:00:00Z")
+    assert expiry_warning(expiring, "2026-02-28T00:00:00.000Z") is None
+    assert expiry_warning(expiring, None) is None and expiry_warning(None, "2026-03-01T00:00:00Z") is None
+
+
+def test_manual_snapshots_come_only_from_root_branches():
+    assert snapshot_problem(ROOT) is None
+    problem = snapshot_problem(CHILD)
+    assert "'dev' (br-child) is a child of br-root" in problem and "root branches" in problem
+
+
+@pytest.mark.parametrize("options, said", [
+    (dict(timestamp="yesterday"), "timestamp must be an RFC 3339 timestamp"),
+    (dict(expires_at="2026-02-30"), "expires_at must be an RFC 3339 timestamp"),
+    (dict(lsn="1A2B3C4"), "lsn must be an LSN"),
+    (dict(lsn="0/1A", timestamp="2026-01-31T22:00:00Z"), "not both"),
+])
+def test_points_that_cannot_be_sent_are_refused(options, said):
+    assert said in point_problem(dict(dict(timestamp=None, lsn=None, expires_at=None), **options))
+
+
+def test_lsns_compare_by_position():
+    assert same_lsn_position("0/1a", "0/0000001A") and not same_lsn_position("0/1A", "1/1A")
+    assert same_lsn_position(None, None) and not same_lsn_position("0/1A", None)
+
+
+def test_a_snapshot_is_found_by_id_first_then_by_name_and_two_of_one_name_are_refused():
+    snapshots = [dict(TAKEN, id="snap-1", name="snap-2"), dict(TAKEN, id="snap-2", name="x")]
+    assert find_snapshot(snapshots, "snap-2")["id"] == "snap-2"
+    assert find_snapshot(snapshots, "x")["id"] == "snap-2" and find_snapshot(snapshots, "none") is None
+    with pytest.raises(Refusal) as refused:
+        find_snapshot([dict(TAKEN, id="snap-a"), dict(TAKEN, id="snap-b")], "before")
+    assert "snap-a, snap-b" in refused.value.msg
+
+
+def answered(*bodies):
+    client, adapter = make_client(lambda request: bodies[len(adapter.sent) - 1] if len(adapter.sent) <= len(bodies)
+                                  else make_response(500, {"message": "unexpected"}))
+    return client, adapter
+
+
+def test_two_snapshots_of_the_name_in_the_listing_are_refused_naming_both():
+    client, adapter = answered(make_response(200, {"branches": [dict(ROOT, default=True)]}),
+                               make_response(200, {"snapshots": [dict(TAKEN, id="snap-a"), dict(TAKEN, id="snap-b")]}))
+    snapshot = Snapshot(ResourceTask(client), "p-1", "before")
+    snapshot.locate = True
+    with pytest.raises(Refusal) as refused:
+        snapshot.find()
+    assert "2 snapshots are named 'before'" in refused.value.msg and "snap-a, snap-b" in refused.value.msg
+    assert [request.method for request in adapter.sent] == ["GET", "GET"]
+
+
+def test_a_create_sends_its_settings_as_query_parameters_and_no_body():
+    client = make_client(lambda request: make_response(500))[0]
+    snapshot = Snapshot(ResourceTask(client), "p-1", "before 1")
+    snapshot.branch = ROOT
+    plan = snapshot.decide(None, dict(timestamp="2026-01-31T22:00:00Z", lsn=None, expires_at=None))
+    assert snapshot.create_body(plan) is None
+    assert snapshot.collection_path() == \
+        "/projects/p-1/branches/br-root/snapshot?name=before%201&timestamp=2026-01-31T22%3A00%3A00Z"
+
+
+# ---------------------------------------------------------------------------------------------- a restore
+
+
+def restored(branch_id="br-new", name="main-restored", status="restored", **fields):
+    return dict(dict(id=branch_id, name=name, restored_from="snap-1", restore_status=status), **fields)
+
+
+def test_a_snapshot_never_restored_is_restored():
+    plan = decide_restore(SNAP, TARGET, [TARGET], "main-restored", finalize=True)
+    assert plan.action == RESTORE and plan.changed and plan.branch is None
+
+
+def test_a_rerun_finds_the_branch_restored_under_that_name():
+    branches = [TARGET, restored()]
+    plan = decide_restore(SNAP, TARGET, branches, "main-restored", finalize=False)
+    assert plan.action == NOTHING and plan.branch["id"] == "br-new" and not plan.changed
+
+
+def test_a_rerun_with_finalize_finalizes_the_branch_restored_before():
+    plan = decide_restore(SNAP, TARGET, [TARGET, restored()], "main-restored", finalize=True)
+    assert plan.action == FINALIZE and plan.branch["id"] == "br-new"
+
+
+@pytest.mark.parametrize("target, done", [
+    (restored("br-new", "main", "finalized", restored_as="br-main"), restored("br-new", "main", "finalized",
+                                                                            restored_as="br-main")),
+    (dict(TARGET, name="main (old)"), restored("br-new", "main", "finalized", restored_as="br-main")),
+    (dict(TARGET, name="main (old)", restored_as="br-new"), restored("br-new", "main", "finalized")),
+])
+def test_a_finalized_restore_that_took_the_targets_place_is_the_result(target, done):
+    """The target asked for by name is the restored branch now; by id (the snapshot's source), the replaced one,
+    which either branch names in restored_as."""
+    branches = [done] + ([target] if target["id"] != done["id"] else [])
+    plan = decide_restore(SNAP, target, branches, "main-restored", finalize=True)
+    assert plan.action == NOTHING and plan.branch["id"] == "br-new"
+    assert replaced_branch(done, branches + [dict(TARGET, name="main (old)")], "br-main")["id"] == "br-main"
+
+
+def test_a_name_taken_by_a_branch_not_restored_from_the_snapshot_is_refused():
+    refused = decide_restore(SNAP, TARGET, [TARGET, {"id": "br-dev", "name": "dev"}], "dev", finalize=False)
+    assert refused.action == REFUSE and "'dev' (br-dev) exists and was not restored from a snapshot" in refused.reason
+    finalize = decide_restore(SNAP, TARGET, [TARGET], "main", finalize=True)
+    assert finalize.action == REFUSE and "'main' (br-main) cannot be finalized" in finalize.reason
+    assert "not restored from a snapshot" in finalize.reason
+    other = decide_restore(SNAP, TARGET, [TARGET, restored(restored_from="snap-9")], "main-restored", finalize=True)
+    assert other.action == REFUSE and "restored from snapshot snap-9" in other.reason
+
+
+def test_a_restore_the_service_is_still_detaching_is_not_finalized():
+    plan = decide_restore(SNAP, TARGET, [TARGET, restored(status="detaching")], "main-restored", finalize=True)
+    assert plan.action == REFUSE and "detaching" in plan.reason
+
+
+def test_the_diff_says_what_is_restored_and_what_finalized():
+    plan = decide_restore(SNAP, TARGET, [TARGET], "main-restored", finalize=True)
+    before, after = restore_shown(plan, SNAP, TARGET, "main-restored", True, ["ep-2", "ep-1"])
+    assert before == {"target_branch": {"id": "br-main", "name": "main"}, "restored_branch": None}
+    assert after["target_branch"] == {"id": "br-main", "name": "main (old)"}
+    assert after["restored_branch"] == {"id": None, "name": "main", "restored_from": "before (snap-1)",
+                                        "snapshot_timestamp": "2026-01-31T22:00:00Z", "restore_status": "finalized",
+                                        "computes": ["ep-1", "ep-2"]}
+    look = decide_restore(SNAP, TARGET, [TARGET], "main-restored", finalize=False)
+    after = restore_shown(look, SNAP, TARGET, "main-restored", False, [])[1]
+    assert after["target_branch"]["name"] == "main" and after["restored_branch"]["name"] == "main-restored"
+    same = decide_restore(SNAP, TARGET, [TARGET, restored()], "main-restored", finalize=False)
+    before, after = restore_shown(same, SNAP, TARGET, "main-restored", False, [])
+    assert before == after
+
+
+# ---------------------------------------------------------------------------------------------- schedules
+
+DAILY = {"frequency": "daily", "hour": 2, "day": None, "retention_seconds": 604800}
+WEEKLY = {"frequency": "weekly", "hour": 3, "day": 7, "retention_seconds": None}
+
+
+def test_a_schedule_is_the_same_whatever_the_order_of_its_items():
+    assert same_schedule([{"frequency": "weekly", "hour": 3, "day": 7}, dict(DAILY, day=None)], [DAILY, WEEKLY])
+    assert not same_schedule([DAILY], [DAILY, WEEKLY])
+    assert not same_schedule([dict(DAILY, retention_seconds=3600)], [DAILY])
+    assert normalised([WEEKLY, DAILY]) == [{"frequency": "daily", "hour": 2, "retention_seconds": 604800},
+                                           {"frequency": "weekly", "hour": 3, "day": 7}]
+
+
+@pytest.mark.parametrize("item, said", [
+    (dict(DAILY, frequency="hourly"), "must be daily, weekly or monthly"),
+    (dict(DAILY, hour=24), "hour is required, the hour of the day from 0 to 23"),
+    (dict(DAILY, hour=None), "hour is required"),
+    (dict(DAILY, day=3), "day is not used by a daily item"),
+    (dict(WEEKLY, day=None), "day is required for a weekly item, the day of the week (1 is Monday) from 1 to 7"),
+    (dict(WEEKLY, day=8), "from 1 to 7, got 8"),
+    (dict(WEEKLY, frequency="monthly", day=32), "the day of the month from 1 to 31, got 32"),
+    (dict(DAILY, retention_seconds=60), "retention_seconds must be from 3600 (an hour) to 3024000 (35 days), got 60"),
+])
+def test_schedule_items_the_service_refuses_are_refused(item, said):
+    problem = schedule_problem([DAILY, item])
+    assert problem.startswith("schedule[1].") and said in problem
+    assert schedule_problem([DAILY, WEEKLY, dict(WEEKLY, frequency="monthly", day=31)]) is None
+
+
+def test_a_schedule_write_answered_200_without_a_body_is_done():
+    """The service answers PUT .../backup_schedule with 200 and an empty body (notes section 6)."""
+    client, adapter = answered(make_response(200, {"schedule": []}), make_response(200, raw=b""),
+                               make_response(200, {"schedule": [{"frequency": "daily", "hour": 2}]}))
+    result = BackupSchedule(ResourceTask(client, diff=True), "p-1", "br-wispy-meadow-a5l2dqxb",
+                            [{"frequency": "daily", "hour": 2}]).apply()
+    assert result["changed"] is True and result["schedule"] == [{"frequency": "daily", "hour": 2}]
+    assert [request.method for request in adapter.sent] == ["GET", "PUT", "GET"]
+    assert json.loads(adapter.sent[1].body) == {"schedule": [{"frequency": "daily", "hour": 2}]}
+    assert result["diff"] == {"before": {"schedule": []}, "after": {"schedule": [{"frequency": "daily", "hour": 2}]}}
+
+
+def test_a_schedule_refused_by_its_rules_sends_nothing():
+    client, adapter = answered(make_response(500))
+    with pytest.raises(TaskFailure) as refused:
+        BackupSchedule(ResourceTask(client), "p-1", "main", [dict(WEEKLY, day=None)]).apply()
+    assert "day is required for a weekly item" in refused.value.msg and "Nothing was changed" in refused.value.msg
+    assert adapter.sent == []
