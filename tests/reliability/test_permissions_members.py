@@ -316,8 +316,8 @@ def test_info_lists_members_with_emails_and_pending_invitations(sim):
     seq = last_seq(sim)
     info = ok(run(sim, "organization_member_info", check_mode=True, org_id=org))
     assert info["changed"] is False
-    assert [(item["email"], item["role"]) for item in info["members"]] == [("sam@example.com", "admin"),
-                                                                          (user["email"], "member")]
+    expected = [("sam@example.com", "admin"), (user["email"], "member")]
+    assert [(item["email"], item["role"]) for item in info["members"]] == expected
     assert all(item["id"] and item["user_id"] and item["org_id"] == org and item["joined_at"] for item in info["members"])
     assert [(item["email"], item["role"]) for item in info["invitations"]] == [(newcomer, "admin")]
     assert changes_since(sim, seq) == [] and len(requests_since(sim, seq)) == 2
@@ -336,6 +336,30 @@ def test_overlapping_invitations_of_one_email_send_one_and_both_runs_succeed(sim
     assert sorted(result["changed"] for result in runs) == [False, True]
     assert all(not result.get("failed") and result["invitation"]["email"] == email for result in runs)
     assert "invited by another run at the same time" in json.dumps([result.get("warnings") for result in runs])
+
+
+def test_a_lost_invitation_answer_is_looked_for_and_not_sent_twice(sim):
+    org = organization(sim)["id"]
+    email = "%s@example.com" % rel.unique_name("lost")
+    sim.add_fault(method="POST", path="/api/v2/organizations/%s/invitations" % org, count=1, status=502, apply=True)
+    result = ok(run(sim, "organization_member", org_id=org, email=email))
+    assert result["changed"] is True and result["invitation"]["email"] == email
+    assert "was lost" in warnings(result) and invited(sim, org) == [email]
+    posts = [entry["status"] for entry in sim.requests() if entry["method"] == "POST" and entry["path"].endswith("/invitations")]
+    assert posts == [502]
+
+
+def test_an_answer_of_the_wrong_shape_is_a_clear_failure(sim):
+    org = organization(sim)["id"]
+    sim.add_fault(method="GET", path="/api/v2/organizations/%s/members" % org, count=1, body='{"members": "oops"}')
+    result = failed(run(sim, "organization_member_info", org_id=org))
+    assert "GET /organizations/%s/members failed: unexpected answer" % org in result["msg"]
+    assert "members must be a list" in result["msg"] and result["changed"] is False
+    pid = project(sim)
+    sim.add_fault(method="GET", path="/api/v2/projects/%s/permissions" % pid, count=1,
+                  body='{"project_permissions": [{"granted_to_email": "a@example.com"}]}')
+    result = failed(run(sim, "project_permission", project_id=pid, emails=["a@example.com"]))
+    assert "project_permissions[0].id is missing" in result["msg"] and result["changed"] is False
 
 
 # ---------------------------------------------------------------------------------------------- offboarding

@@ -282,6 +282,6 @@ class ProjectPermissions:
                 email, error.describe()))
         if not own_surplus:
             self.revoked.append(email)
-        else:
-            self.granted.remove(email)
+        else:  # another run's grant stands for it: this run granted nothing to that email
+            self.granted = [item for item in self.granted if email_key(item) != email_key(email)]
         self._keep(self.task.kept.get("permissions"))
