@@ -21,6 +21,12 @@ description:
   - O(compute) sets the project's default compute settings and applies them to its existing default compute
     (the read-write compute of the default branch) too; the project's settings alone reach only computes
     created later.
+  - O(settings) holds the project to a baseline - who may connect from where, when maintenance happens, how much it
+    may spend, how much is audited. Only the settings given are compared and changed; those left out stay as they
+    are. Run with C(--check --diff) to see which settings differ from the baseline, then without C(--check) to
+    change exactly those.
+  - A setting the account's plan does not include (the IP allow list, for one) fails with the service's message,
+    naming the settings sent; nothing else of the task is sent after it.
   - A new project's connection URI, with the default role's password in it, is returned once, in
     RV(connection_uri); it stays in the result even when a later step of the task fails.
   - A task whose project is as asked changes nothing.
@@ -81,6 +87,128 @@ options:
           - Seconds without activity before the compute is suspended. V(0) means the service's default,
             V(-1) never suspends. Some plans refuse other values.
         type: int
+      pg_settings:
+        description:
+          - Postgres settings of the computes, such as C(log_min_duration_statement) or C(work_mem), as text.
+          - Those given are compared and set, on the project's default compute settings and on its existing default
+            compute; those not given are left as they are. Numbers are sent as text (V(100) as C("100")); quote C(on)
+            and C(off), which YAML reads as booleans.
+          - The service does not document which settings it takes; it refuses those it does not.
+        type: dict
+        version_added: 1.1.0
+  settings:
+    description:
+      - The project's settings, as the service names them. Only the settings given are compared and sent; the
+        others are left as they are (setting O(settings.allowed_ips) leaves the maintenance window alone).
+      - Some settings need a plan that includes them (the IP allow list and the connection blocks need Scale or
+        higher, a chosen maintenance window a paid plan); the service refuses them otherwise, and the task fails
+        with its message.
+    type: dict
+    version_added: 1.1.0
+    suboptions:
+      allowed_ips:
+        description:
+          - The IP allow list (IP Allow). Given with only one of its two suboptions, the other keeps its current
+            value (the service replaces the two together, so the task sends both).
+        type: dict
+        suboptions:
+          ips:
+            description:
+              - The whole list of addresses that may connect - single addresses (V(192.0.2.1)), dash ranges
+                (V(198.51.100.20-198.51.100.50)) and CIDR blocks (V(203.0.113.0/24)), IPv4 or IPv6. Compared as a set -
+                order, repeats and whitespace do not matter.
+              - An empty list allows connections from every IP address; when the project had a list, the diff and a
+                warning say so.
+              - An entry that is none of the three forms fails the task before anything is sent.
+            type: list
+            elements: str
+          protected_branches_only:
+            description: Apply the list only to protected branches; other branches accept every address.
+            type: bool
+      block_public_connections:
+        description:
+          - Refuse connections from the public internet (it takes precedence over O(settings.allowed_ips)). The
+            service calls it under active development.
+        type: bool
+      block_vpc_connections:
+        description: Refuse connections through VPC endpoints. The service calls it under active development.
+        type: bool
+      maintenance_window:
+        description:
+          - When the service may carry out maintenance, in UTC; computes may restart then.
+          - The service takes the three suboptions together. Those not given come from the project's current window;
+            a project without one needs all three, or the task fails before anything is sent, naming those missing.
+        type: dict
+        suboptions:
+          weekdays:
+            description: The days, V(1) (Monday) to V(7) (Sunday). Compared as a set.
+            type: list
+            elements: int
+          start_time:
+            description: The start, V(HH:MM) in UTC. Quote it - YAML reads an unquoted V(12:30) as a number.
+            type: str
+          end_time:
+            description: The end, V(HH:MM) in UTC. Quote it.
+            type: str
+      quota:
+        description:
+          - Limits of the project's consumption in each billing period. When one is reached, its computes are
+            suspended and cannot start until the period ends (O(settings.quota.logical_size_bytes) instead stops
+            writes to the branch that reached it). V(0) means unlimited.
+          - The quotas given are set; those not given stay as they are.
+        type: dict
+        suboptions:
+          active_time_seconds:
+            description: Seconds the computes may run in all.
+            type: int
+          compute_time_seconds:
+            description: CPU seconds the computes may use in all.
+            type: int
+          written_data_bytes:
+            description: Bytes that may be written to all of the project's branches.
+            type: int
+          data_transfer_bytes:
+            description: Bytes that may be transferred out of the project's branches.
+            type: int
+          logical_size_bytes:
+            description: The most data each branch may hold.
+            type: int
+      audit_log_level:
+        description: How much the service records in the project's audit log.
+        type: str
+        choices: [base, extended, full]
+      preload_libraries:
+        description: The shared libraries the project's computes preload.
+        type: dict
+        suboptions:
+          use_defaults:
+            description: Preload the service's default libraries.
+            type: bool
+          enabled_libraries:
+            description: The whole list of libraries to preload besides the defaults. Compared as a set.
+            type: list
+            elements: str
+      enable_logical_replication:
+        description:
+          - Turn on logical replication (C(wal_level=logical)), for replicating to other Postgres databases or
+            change data capture.
+          - Turning it on suspends every active compute of the project, dropping their connections, and B(cannot be
+            undone); the diff and a warning say so. V(false) where it is on fails the task before anything is sent.
+        type: bool
+      hipaa:
+        description:
+          - Make the project HIPAA compliant (the organization must be set up for HIPAA first).
+          - B(Cannot be undone); the diff and a warning say so. V(false) where it is on fails the task before anything
+            is sent.
+        type: bool
+  store_passwords:
+    description:
+      - Whether the service stores the passwords of the project's roles, so that they can be read again
+        (M(neon.cloud.connection_info), O(neon.cloud.role#module:reveal_password)). The service's default is V(true).
+      - Can only be set when the project is created; an existing project that differs fails the task, and nothing is
+        changed.
+    type: bool
+    version_added: 1.1.0
   default_branch:
     description: The name of the default branch made with a new project (the service's default is V(main)).
     type: str
@@ -101,15 +229,23 @@ attributes:
     details: Only reads; C(changed) and the diff tell what would be done.
   diff_mode:
     support: full
-    details: Shows the compared settings (and the default compute's) before and after; never a secret.
+    details:
+      - Shows the project's compared fields (and the default compute's) before and after; of O(settings), each
+        setting that differs, and nothing else. Never a secret.
+      - What a change cannot take back (logical replication or HIPAA turned on, an IP allow list emptied) is in
+        C(notes) of the diff's after, and a warning.
 notes:
-  - O(default_branch), O(database) and O(role) are only used when the project is created.
+  - O(default_branch), O(database), O(role) and O(store_passwords) are only used when the project is created.
+  - A task whose project is as asked sends no change; its settings come with the project as it is read, so holding
+    many projects to one baseline costs one request per unchanged project found by O(id).
   - For the requests each task costs, see the
     R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
   - module: neon.cloud.branch
   - module: neon.cloud.connection_info
   - module: neon.cloud.projects_info
+  - ref: ansible_collections.neon.cloud.docsite.api_behaviour
+    description: How the service merges a project's settings, and which of them cannot be turned back.
 """
 
 EXAMPLES = r"""
@@ -132,6 +268,54 @@ EXAMPLES = r"""
     mode: "0600"
   when: shop.connection_uri is defined
   no_log: true
+
+- name: A project of the organization held to the baseline - who may connect, when maintenance happens, what it may spend
+  neon.cloud.project:
+    name: shop-eu
+    org_id: org-calm-tree-21298941
+    settings:
+      allowed_ips:
+        ips: [203.0.113.0/24, 198.51.100.7]
+        protected_branches_only: false
+      maintenance_window:
+        weekdays: [6, 7]
+        start_time: "02:00"
+        end_time: "04:00"
+      quota:
+        compute_time_seconds: 360000
+        logical_size_bytes: 10737418240
+      audit_log_level: extended
+    compute:
+      pg_settings:
+        log_min_duration_statement: "1000"
+  register: baseline
+
+- name: Report how the project differs from the baseline, changing nothing
+  neon.cloud.project:
+    name: shop-eu
+    org_id: org-calm-tree-21298941
+    settings:
+      allowed_ips:
+        ips: [203.0.113.0/24, 198.51.100.7]
+      audit_log_level: extended
+  check_mode: true
+  diff: true
+  register: drift
+
+- name: Let the reporting server in too (the list given is the whole list; the window and quotas stay as they are)
+  neon.cloud.project:
+    name: shop-eu
+    org_id: org-calm-tree-21298941
+    settings:
+      allowed_ips:
+        ips: [203.0.113.0/24, 198.51.100.7, 192.0.2.10]
+
+- name: Turn on logical replication for change data capture (suspends the computes once; cannot be undone)
+  neon.cloud.project:
+    name: shop-eu
+    org_id: org-calm-tree-21298941
+    settings:
+      enable_logical_replication: true
 
 - name: Rename a project known by id
   neon.cloud.project:
@@ -172,9 +356,25 @@ project:
       type: str
       sample: org-calm-tree-21298941
     default_endpoint_settings:
-      description: The default compute settings.
+      description: The default compute settings, Postgres settings (C(pg_settings)) among them.
       type: dict
-      sample: {"autoscaling_limit_min_cu": 0.25, "autoscaling_limit_max_cu": 2, "suspend_timeout_seconds": 300}
+      sample: {"autoscaling_limit_min_cu": 0.25, "autoscaling_limit_max_cu": 2, "suspend_timeout_seconds": 300,
+               "pg_settings": {"log_min_duration_statement": "1000"}}
+    settings:
+      description:
+        - The project's settings as the service holds them (C(allowed_ips), C(maintenance_window), C(quota),
+          C(audit_log_level), C(enable_logical_replication), C(hipaa) and the others of O(settings)); a setting never
+          set may be absent.
+      type: dict
+      version_added: 1.1.0
+      sample: {"allowed_ips": {"ips": ["203.0.113.0/24"], "protected_branches_only": false},
+               "maintenance_window": {"weekdays": [6, 7], "start_time": "02:00", "end_time": "04:00"},
+               "quota": {"compute_time_seconds": 360000}, "enable_logical_replication": false, "hipaa": false}
+    store_passwords:
+      description: Whether the service stores the passwords of the project's roles.
+      type: bool
+      version_added: 1.1.0
+      sample: true
 connection_uri:
   description:
     - The connection URI of the new project's default role and database, password included. A secret, shown
@@ -194,11 +394,12 @@ operations:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
+from ansible_collections.neon.cloud.plugins.module_utils._resources.project_settings import AUDIT_LOG_LEVELS, QUOTAS
 from ansible_collections.neon.cloud.plugins.module_utils._resources.projects import Project
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
-SETTINGS = ("name", "org_id", "region_id", "pg_version", "history_retention_seconds", "compute", "default_branch",
-            "database", "role")
+SETTINGS = ("name", "org_id", "region_id", "pg_version", "history_retention_seconds", "compute", "settings",
+            "store_passwords", "default_branch", "database", "role")
 
 
 def work(neon):
@@ -225,7 +426,30 @@ def main():
             min_cu=dict(type="float"),
             max_cu=dict(type="float"),
             suspend_timeout_seconds=dict(type="int"),
+            pg_settings=dict(type="dict"),
         )),
+        settings=dict(type="dict", options=dict(
+            allowed_ips=dict(type="dict", options=dict(
+                ips=dict(type="list", elements="str"),
+                protected_branches_only=dict(type="bool"),
+            )),
+            block_public_connections=dict(type="bool"),
+            block_vpc_connections=dict(type="bool"),
+            maintenance_window=dict(type="dict", options=dict(
+                weekdays=dict(type="list", elements="int"),
+                start_time=dict(type="str"),
+                end_time=dict(type="str"),
+            )),
+            quota=dict(type="dict", options=dict((quota, dict(type="int")) for quota in QUOTAS)),
+            audit_log_level=dict(type="str", choices=list(AUDIT_LOG_LEVELS)),
+            preload_libraries=dict(type="dict", options=dict(
+                use_defaults=dict(type="bool"),
+                enabled_libraries=dict(type="list", elements="str"),
+            )),
+            enable_logical_replication=dict(type="bool"),
+            hipaa=dict(type="bool"),
+        )),
+        store_passwords=dict(type="bool"),
         default_branch=dict(type="str"),
         database=dict(type="str"),
         role=dict(type="str"),

@@ -26,6 +26,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     same_lsn,
     same_time,
 )
+from ansible_collections.neon.cloud.plugins.module_utils._resources.project_settings import SETTINGS_FIELDS
 
 READ_WRITE = "read_write"
 # States an object stays in until something changes it (docs/docsite/rst/api-behaviour.rst): a branch
@@ -61,7 +62,8 @@ PROJECT = Description("project", "project", answers.FULL_PROJECT_FIELDS, [
     Field("default_branch", "branch.name", compare=False),
     Field("database", "branch.database_name", compare=False),
     Field("role", "branch.role_name", compare=False),
-])
+    # settings, compute.pg_settings and store_passwords: their rules are project_settings.py's.
+] + SETTINGS_FIELDS)
 BRANCH = Description("branch", "branch", answers.BRANCH_FIELDS, [
     Field("name"),
     Field("parent", "parent_id", create_only=True),

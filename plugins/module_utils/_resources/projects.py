@@ -6,10 +6,12 @@
 Found by id, or by its exact name among the projects the key reaches (in ``org_id`` when given)
 with the reader of _account/projects.py; names are not unique, so two projects of one name is a
 refusal naming both, and a listing the service could not finish is never taken to mean "absent".
-Its own: the default compute settings, applied to its existing default compute too (the
-read-write compute of the default branch), which project-level settings alone never reach
-(docs/docsite/rst/api-behaviour.rst); the connection URI a create answers once; and a delete that
-answers the project and starts no operations.
+Its own: the default compute settings (Postgres settings among them), applied to its existing
+default compute too (the read-write compute of the default branch), which project-level settings
+alone never reach (docs/docsite/rst/api-behaviour.rst); its ``settings``, whose rules are
+project_settings.py's (what a PATCH sends of them, one-way settings refused, what the diff shows
+and warns of); the connection URI a create answers once; and a delete that answers the project
+and starts no operations.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -30,17 +32,40 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import list_branches, project_endpoints
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
+    CREATE,
     NOTHING,
     REFUSE,
     UPDATE,
+    Description,
     Plan,
     Refusal,
     decide,
+    dig,
     merged,
     only_one,
     planned,
 )
+from ansible_collections.neon.cloud.plugins.module_utils._resources.project_settings import (
+    COMPUTE_PG_SETTINGS,
+    SETTINGS_FIELDS,
+    check_settings,
+    compute_settings_body,
+    given_options,
+    normalised,
+    notes,
+    one_way_problem,
+    pg_settings_problem,
+    settings_problem,
+    shown_fields,
+    update_settings,
+    window_problem,
+)
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource
+
+# The default compute as a task may ask for it: COMPUTE's settings and its Postgres settings.
+DEFAULT_COMPUTE = Description("compute", "endpoint", answers.ENDPOINT_FIELDS, COMPUTE.fields + [COMPUTE_PG_SETTINGS])
+# What a project's diff always shows (its compared fields); of the settings, only those that change.
+SHOWN_ALWAYS = [field.option for field in PROJECT.fields if field.compare and field not in SETTINGS_FIELDS]
 
 
 class Project(Resource):
@@ -56,17 +81,18 @@ class Project(Resource):
         self.unavailable = []
         self.endpoint = None  # its default compute, when compute settings are asked
         self.compute_plan = Plan(NOTHING, "no compute settings asked")
+        self.options = {}
+        self.asks_settings = False  # whether the task compares the project's settings (read with it)
+        self.shown_options = []  # the settings the diff shows: those that change (or are given, at creation)
+        self.notes = []  # what a change of settings does that cannot be taken back (the diff and warnings)
+
+    def present(self, options):
+        self.asks_settings = any(dig(options, field.option) is not None for field in SETTINGS_FIELDS)
+        return super(Project, self).present(options)
 
     def find(self):
         if self.project_id is not None:
-            path = project_path(self.project_id)
-            try:
-                data = self.client.get(path)
-            except NeonAPIError as error:
-                if error.status == 404:
-                    return None
-                raise
-            return answers.item_of(data, "GET", path, "project", answers.FULL_PROJECT_FIELDS, self.project_id)
+            return self._read(self.project_id)
         found = ProjectReader(self.client, name=self.name, org_id=self.org_id).read()
         self.org_id = self.org_id or found.org_id
         self.unavailable = found.unavailable
@@ -76,7 +102,23 @@ class Project(Resource):
         if project is not None:  # listed with the fields of a list; a decision compares more of them
             answers.Checker("GET", "/projects").fields(project, "projects[id=%s]" % project["id"],
                                                        **answers.FULL_PROJECT_FIELDS)
+            if self.asks_settings and "settings" not in project:
+                return self._read(project["id"])  # listed without them: the project's own answer has them
+            if self.asks_settings:
+                check_settings(project, "GET", "/projects")
         return project
+
+    def _read(self, project_id):
+        """GET the project (None when there is none): its settings come with it."""
+        path = project_path(project_id)
+        try:
+            data = self.client.get(path)
+        except NeonAPIError as error:
+            if error.status == 404:
+                return None
+            raise
+        project = answers.item_of(data, "GET", path, "project", answers.FULL_PROJECT_FIELDS, project_id)
+        return check_settings(project, "GET", path) if self.asks_settings else project
 
     def find_again(self):
         """After a lost create answer: a listing the service could not finish is never taken to mean that
@@ -100,9 +142,12 @@ class Project(Resource):
         return item["id"] if item is not None else None
 
     def input_problem(self, options):
-        return compute_settings_problem(options.get("compute") or {}, "compute.")
+        compute = options.get("compute") or {}
+        return compute_settings_problem(compute, "compute.") or pg_settings_problem(compute.get("pg_settings")) or \
+            settings_problem(options.get("settings"))
 
     def decide(self, current, options):
+        options = self.options = normalised(options)
         if current is None and self.unavailable:
             raise self._unknown()
         if current is None and self.project_id is not None:
@@ -112,7 +157,15 @@ class Project(Resource):
             options = dict(options, org_id=self.org_id)  # the organization the service asked for when listing
         plan = decide(PROJECT, current, options, name=self.name or self.project_id)
         self.endpoint, self.compute_plan = self._compute_plan(current, plan, options.get("compute"))
+        settings = [field.option for field in SETTINGS_FIELDS]
+        self.shown_options = given_options(SETTINGS_FIELDS, options) if current is None else \
+            [option for option in settings if option in plan.changes]
+        self.notes = notes(current, planned(current, plan)) if plan.action in (CREATE, UPDATE) else []
         return plan
+
+    def problem(self, plan, current):
+        """A maintenance window given in part with none to complete it; a one-way setting asked back."""
+        return window_problem(current, self.options) or one_way_problem(current, plan.changes)
 
     def _compute_plan(self, current, plan, compute):
         """The default compute and the plan for it: (endpoint or None, Plan).
@@ -124,7 +177,7 @@ class Project(Resource):
             return None, Plan(NOTHING, "no compute settings asked")
         endpoints = project_endpoints(self.client, current["id"])
         read_write = [endpoint for endpoint in endpoints if endpoint["type"] == READ_WRITE]
-        if read_write and all(decide(COMPUTE, endpoint, compute).action == NOTHING for endpoint in read_write):
+        if read_write and all(decide(DEFAULT_COMPUTE, endpoint, compute).action == NOTHING for endpoint in read_write):
             return None, Plan(NOTHING, "every read-write compute is as asked")
         default = default_branch(list_branches(self.client, current["id"]))
         endpoint = read_write_endpoint(endpoints, default["id"]) if default else None
@@ -132,14 +185,37 @@ class Project(Resource):
             self.task.warnings.append("Project %s has no read-write compute on its default branch; the compute settings "
                                       "apply to the computes created from now on." % current["id"])
             return None, Plan(NOTHING, "no default compute")
-        return endpoint, decide(COMPUTE, endpoint, compute, name=None)
+        return endpoint, decide(DEFAULT_COMPUTE, endpoint, compute, name=None)
+
+    def shown(self, current):
+        """Its compared fields, and of its settings those that change (those given, when it is created)."""
+        return shown_fields(current, PROJECT.fields, SHOWN_ALWAYS + self.shown_options)
+
+    def _compute_shown(self, endpoint):
+        """The default compute's settings, and of its Postgres settings those given."""
+        if endpoint is None:
+            return None
+        shown = COMPUTE.shown(endpoint)
+        wanted = (self.options.get("compute") or {}).get("pg_settings")
+        if wanted:
+            held = dig(endpoint, "settings.pg_settings")
+            shown["pg_settings"] = dict((name, held.get(name) if isinstance(held, dict) else None) for name in wanted)
+        return shown
 
     def diff(self, current, plan):
         if current is None:
-            return {}, PROJECT.shown(planned(None, plan))
-        before = dict(PROJECT.shown(current), default_compute=COMPUTE.shown(self.endpoint) if self.endpoint else None)
-        after = dict(PROJECT.shown(planned(current, plan)),
-                     default_compute=COMPUTE.shown(planned(self.endpoint, self.compute_plan)) if self.endpoint else None)
+            before, after = {}, self.shown(planned(None, plan))
+        else:
+            before = dict(self.shown(current), default_compute=self._compute_shown(self.endpoint))
+            after = dict(self.shown(planned(current, plan)),
+                         default_compute=self._compute_shown(planned(self.endpoint, self.compute_plan)
+                                                             if self.endpoint else None))
+        if self.notes:
+            after["notes"] = list(self.notes)
+            for note in self.notes:
+                warning = "%s: %s." % (self.label if current is None else self._named(current), note)
+                if warning not in self.task.warnings:
+                    self.task.warnings.append(warning)
         return before, after
 
     def pending(self, current, plan):
@@ -154,6 +230,8 @@ class Project(Resource):
             # Sent whole, so that settings the task does not name are kept as they are.
             body["default_endpoint_settings"] = merged(current.get("default_endpoint_settings") or {},
                                                        body["default_endpoint_settings"])
+        if "settings" in body:
+            body["settings"] = update_settings(current, body["settings"])
         return body
 
     def take_answer(self, data):
@@ -168,9 +246,12 @@ class Project(Resource):
 
     def act(self, current, plan):
         if self.compute_plan.action == UPDATE:
-            self.task.update(COMPUTE, project_path(current["id"], "endpoints", self.endpoint["id"]), current["id"],
-                             self.endpoint, self.compute_plan, "the default compute %s of project %s" % (
-                                 self.endpoint["id"], current["id"]))
+            body = dict(self.compute_plan.body)
+            if "settings" in body:  # its settings sent whole, its Postgres settings merged with those given
+                body["settings"] = compute_settings_body(self.endpoint, body["settings"]["pg_settings"])
+            self.task.update(DEFAULT_COMPUTE, project_path(current["id"], "endpoints", self.endpoint["id"]),
+                             current["id"], self.endpoint, self.compute_plan, "the default compute %s of project %s" % (
+                                 self.endpoint["id"], current["id"]), body=body)
         return current
 
     def _named(self, current):
