@@ -127,8 +127,8 @@ options:
             type: bool
       block_public_connections:
         description:
-          - Refuse connections from the public internet (it takes precedence over O(settings.allowed_ips)). The
-            service calls it under active development.
+          - Refuse connections from the public internet (it takes precedence over O(settings.allowed_ips)); turning
+            it on is said in the diff and a warning. The service calls it under active development.
         type: bool
       block_vpc_connections:
         description: Refuse connections through VPC endpoints. The service calls it under active development.
@@ -232,8 +232,9 @@ attributes:
     details:
       - Shows the project's compared fields (and the default compute's) before and after; of O(settings), each
         setting that differs, and nothing else. Never a secret.
-      - What a change cannot take back (logical replication or HIPAA turned on, an IP allow list emptied) is in
-        C(notes) of the diff's after, and a warning.
+      - What a change cannot take back (logical replication or HIPAA turned on), and what cuts or opens connections
+        at once (public connections blocked, an IP allow list emptied), is in C(notes) of the diff's after, and a
+        warning.
 notes:
   - O(default_branch), O(database), O(role) and O(store_passwords) are only used when the project is created.
   - A task whose project is as asked sends no change; its settings come with the project as it is read, so holding

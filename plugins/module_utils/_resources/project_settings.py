@@ -253,13 +253,18 @@ def one_way_problem(current, changes):
 
 def notes(before, after):
     """Sentences for the diff and the warnings about what the change from ``before`` to ``after`` (the
-    project as it is, None when created, and as it will be) does that cannot be taken back."""
+    project as it is, None when created, and as it will be) does that cannot be taken back, or that
+    cuts or opens connections at once."""
     said = []
     if not dig(before, "settings.enable_logical_replication") and dig(after, "settings.enable_logical_replication"):
         said.append("settings.enable_logical_replication: turning logical replication on suspends every active "
                     "compute of the project (their connections drop) and cannot be undone")
     if not dig(before, "settings.hipaa") and dig(after, "settings.hipaa"):
         said.append("settings.hipaa: HIPAA compliance cannot be turned off once it is on")
+    if before is not None and not dig(before, "settings.block_public_connections") and \
+            dig(after, "settings.block_public_connections"):
+        said.append("settings.block_public_connections: connections from the public internet are refused from now "
+                    "on, whatever the IP allow list says")
     if before is not None and dig(before, "settings.allowed_ips.ips") and \
             not dig(after, "settings.allowed_ips.ips") and isinstance(dig(after, "settings.allowed_ips"), dict):
         said.append("settings.allowed_ips.ips: an empty list allows connections from every IP address")

@@ -202,6 +202,10 @@ def test_notes_say_what_cannot_be_taken_back():
     opened = dict(HELD, settings=dict(HELD["settings"], allowed_ips={"ips": [], "protected_branches_only": True}))
     assert notes(HELD, opened) == ["settings.allowed_ips.ips: an empty list allows connections from every IP address"]
     assert notes(opened, opened) == [] and notes(HELD, HELD) == []
+    blocked = dict(HELD, settings=dict(HELD["settings"], block_public_connections=True))
+    assert notes(HELD, blocked) == ["settings.block_public_connections: connections from the public internet are "
+                                    "refused from now on, whatever the IP allow list says"]
+    assert notes(blocked, blocked) == [] and notes(blocked, HELD) == []
     assert notes(None, {"settings": {"allowed_ips": {"ips": []}}}) == []  # a new project: nothing was restricted
     assert len(notes(None, {"settings": {"enable_logical_replication": True}})) == 1
 
