@@ -181,11 +181,12 @@ def pg_settings_problem(pg_settings, prefix="compute.pg_settings"):
     return None
 
 
-def _unique(items):
+def _unique(items, key=None):
+    """``items`` without repeats (by ``key``), in their order."""
     seen, kept = set(), []
     for item in items:
-        if item not in seen:
-            seen.add(item)
+        if (key or str)(item) not in seen:
+            seen.add((key or str)(item))
             kept.append(item)
     return kept
 
@@ -201,7 +202,8 @@ def normalised(options):
     if settings:
         settings = dict((name, dict(value) if isinstance(value, dict) else value) for name, value in settings.items())
         if dig(settings, "allowed_ips.ips") is not None:
-            settings["allowed_ips"]["ips"] = _unique("".join(entry.split()) for entry in settings["allowed_ips"]["ips"])
+            settings["allowed_ips"]["ips"] = _unique(("".join(entry.split()) for entry in settings["allowed_ips"]["ips"]),
+                                                     key=_ip_key)
         if dig(settings, "maintenance_window.weekdays") is not None:
             settings["maintenance_window"]["weekdays"] = sorted(set(settings["maintenance_window"]["weekdays"]))
         if dig(settings, "preload_libraries.enabled_libraries") is not None:

@@ -158,12 +158,12 @@ def test_postgres_settings_must_be_text_or_a_number():
 
 
 def test_options_are_normalised_before_they_are_compared_and_sent():
-    given = options({"allowed_ips": {"ips": [" 192.0.2.1 ", "192.0.2.1", "203.0.113.0 /24"]},
+    given = options({"allowed_ips": {"ips": [" 192.0.2.1 ", "192.0.2.1", "203.0.113.0 /24", "2001:DB8::1", "2001:db8::1"]},
                      "maintenance_window": {"weekdays": [7, 6, 7]},
                      "preload_libraries": {"enabled_libraries": ["a", " a", "b"]}},
                     compute={"min_cu": None, "pg_settings": {"max_connections": 100, "work_mem": "4MB"}})
     result = normalised(given)
-    assert result["settings"]["allowed_ips"]["ips"] == ["192.0.2.1", "203.0.113.0/24"]
+    assert result["settings"]["allowed_ips"]["ips"] == ["192.0.2.1", "203.0.113.0/24", "2001:DB8::1"]
     assert result["settings"]["maintenance_window"]["weekdays"] == [6, 7]
     assert result["settings"]["preload_libraries"]["enabled_libraries"] == ["a", "b"]
     assert result["compute"]["pg_settings"] == {"max_connections": "100", "work_mem": "4MB"}
