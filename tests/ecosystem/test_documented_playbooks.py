@@ -230,7 +230,7 @@ class Group:
 
 # ---------------------------------------------------------------------------------------------- running them
 
-AWX_MODULES = ("credential_type", "credential", "inventory", "inventory_source")
+AWX_MODULES = ("credential_type", "credential", "inventory", "inventory_source", "job_template", "schedule")
 URI_CREDENTIALS = re.compile(r"(postgres(?:ql)?://)[^@\s/]*@")
 SECRET_FIELD = re.compile(r'("(?:password|key|uri|connection_uri)"\s*:\s*)"[^"]*"')
 
@@ -713,6 +713,49 @@ def check_role_examples(scene):
     assert stored, "the encrypted file holds no app_db_password"
 
 
+def org_projects(scene):
+    return [project["id"] for project in scene.api("/projects?limit=400&org_id=" + scene.sim.org_id)["projects"]]
+
+
+def check_baseline_inventory(scene, inventory):
+    """The organization's projects only."""
+    assert sorted(inventory["_meta"]["hostvars"]) == sorted(org_projects(scene))
+
+
+def share_with_riley(scene):
+    """One of the organization's projects already shared with riley and someone else: the baseline play
+    makes riley the only collaborator, the offboarding play takes riley out of every project."""
+    import requests
+
+    for email in ("riley@example.com", "alex@example.com"):
+        answer = requests.post("%s/projects/%s/permissions" % (scene.sim.url, ORG_PROJECT), json={"email": email},
+                               headers={"Authorization": "Bearer %s" % scene.sim.api_key}, timeout=10)
+        answer.raise_for_status()
+
+
+def check_baseline(scene):
+    """Every project of the organization holds the baseline's settings; riley left the organization and
+    no project is shared with riley (nor with alex, whom the baseline's exclusive list left out)."""
+    for project_id in org_projects(scene):
+        settings = scene.api("/projects/%s" % project_id)["project"]["settings"]
+        assert sorted(settings["allowed_ips"]["ips"]) == ["198.51.100.7", "203.0.113.0/24"], (project_id, settings)
+        assert settings["maintenance_window"] == {"weekdays": [6, 7], "start_time": "02:00", "end_time": "04:00"}
+        assert settings["quota"]["compute_time_seconds"] == 360000 and settings["audit_log_level"] == "extended"
+        grants = scene.api("/projects/%s/permissions" % project_id)["project_permissions"]
+        assert grants == [], (project_id, grants)
+    members = scene.api("/organizations/%s/members" % scene.sim.org_id)["members"]
+    assert "riley@example.com" not in [member["user"]["email"] for member in members]
+
+
+def check_baseline_job_templates(scene):
+    """The drift report runs in check mode with diff, every night; the fix runs for real."""
+    calls = scene.awx_calls()
+    assert [call["module"] for call in calls] == ["job_template", "schedule", "job_template"], calls
+    report, schedule, fix = (call["args"] for call in calls)
+    assert (report["job_type"], report["diff_mode"], fix["job_type"]) == ("check", True, "run")
+    assert report["playbook"] == fix["playbook"] and schedule["unified_job_template"] == report["name"]
+
+
 # ---------------------------------------------------------------------------------------------- the tables
 
 WRITES_ETC = "it writes a secret below /etc on the controller; in check mode the key is not created, so nothing is written"
@@ -751,6 +794,12 @@ BLOCKS = {
                   why="the application's migration command: a stand-in that records where DATABASE_URL leads"),
     "branch-per-pull-request.rst: name: Database branch": Checked(
         check_workflow, "a GitHub Actions workflow: it must run the page's playbook with the variables it reads"),
+    # project-baseline.rst: the baseline play, then the offboarding, over the organization's projects
+    "project-baseline.rst: # baseline.neon.yml": Inventory("baseline.neon.yml", check_baseline_inventory),
+    "project-baseline.rst: Hold every project of the organization to the baseline": Run(group="baseline"),
+    "project-baseline.rst: The baseline as AWX job templates - a nightly drift report and the fix": Run(),
+    "project-baseline.rst: Offboard a person - out of the organization and out of every project they were given":
+        Run(group="baseline"),
     # execution-environments.rst
     "execution-environments.rst: version: 3": Checked(
         check_execution_environment_meta, "the collection's meta/execution-environment.yml"),
@@ -827,6 +876,8 @@ GROUPS = {
     "inventory play": Group(inventory="inventory.rst: # all.neon.yml", limit="%s:%s" % (DEMO_PROJECT, ORG_PROJECT),
                             why="two of the inventory's 41 hosts: each host costs a module run, and two show the play"),
     "key-rotation.rst": Group(setup=stale_and_fresh_keys, check=check_key_rotation),
+    "baseline": Group(setup=share_with_riley, inventory="project-baseline.rst: # baseline.neon.yml", check=check_baseline),
+    "project-baseline.rst": Group(check=check_baseline_job_templates),
     "branch.py EXAMPLES": Group(check=check_branch_examples),
     "connection_info.py EXAMPLES": Group(check=check_connection_examples),
     "database.py EXAMPLES": Group(check=check_database_examples),
