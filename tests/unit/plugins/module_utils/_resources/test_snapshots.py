@@ -171,10 +171,12 @@ def test_a_rerun_with_finalize_finalizes_the_branch_restored_before():
     assert plan.action == FINALIZE and plan.branch["id"] == "br-new"
 
 
+FINALIZED_MAIN = restored("br-new", "main", "finalized", restored_as="br-main")
+
+
 @pytest.mark.parametrize("target, done", [
-    (restored("br-new", "main", "finalized", restored_as="br-main"), restored("br-new", "main", "finalized",
-                                                                            restored_as="br-main")),
-    (dict(TARGET, name="main (old)"), restored("br-new", "main", "finalized", restored_as="br-main")),
+    (FINALIZED_MAIN, FINALIZED_MAIN),
+    (dict(TARGET, name="main (old)"), FINALIZED_MAIN),
     (dict(TARGET, name="main (old)", restored_as="br-new"), restored("br-new", "main", "finalized")),
 ])
 def test_a_finalized_restore_that_took_the_targets_place_is_the_result(target, done):
