@@ -53,7 +53,7 @@ options:
   project_ids:
     description:
       - Only these projects (any number; the service takes 100 a request, so they are asked 100 at a time).
-        Without it, every project of the account.
+        Without it, every project of the account; an empty list reads nothing.
       - A project that comes back with no consumption (not a project of the account) is named in a warning.
     type: list
     elements: str
@@ -191,7 +191,7 @@ def work(neon):
             neon.fail("%s must be an ISO 8601 date-time such as 2025-05-01T00:00:00Z, or a date such as 2025-05-01; "
                       "got %r" % (name, params[name]))
     per_project = params["scope"] == "projects"
-    if params["project_ids"] and not per_project:
+    if params["project_ids"] is not None and not per_project:
         neon.fail("project_ids needs scope=projects: the account's consumption is of all its projects")
     for project_id in params["project_ids"] or ():
         neon.require_path_parameter("project_ids", project_id)

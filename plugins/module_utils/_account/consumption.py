@@ -286,10 +286,10 @@ class ConsumptionReader:
         return {"periods": periods, "totals": totals([periods], self.metrics)}
 
     def projects(self, project_ids=None):
-        """Every project's periods and totals (of ``project_ids``, when given, 100 a request), every page read;
-        and the totals of them all."""
+        """Every project's periods and totals (of ``project_ids``, when not None, 100 a request: none for an empty
+        list), every page read; and the totals of them all."""
         read, seen = [], set()
-        for chunk in chunks(unique(project_ids)) if project_ids else [None]:
+        for chunk in [None] if project_ids is None else chunks(unique(project_ids)):
             cursor, used = None, set()
             for _page in range(MAX_PAGES):
                 params = dict(self.query, limit=PAGE_MAX, cursor=cursor, project_ids=",".join(chunk) if chunk else None)

@@ -246,6 +246,8 @@ def test_a_hundred_project_ids_a_request_and_no_empty_page_after_a_chunk_read_wh
     read = reader_of(service, clock).projects(asked)
     assert [len(params["project_ids"].split(",")) for _moment, _path, params in service.calls] == [100, 50]
     assert len(read["projects"]) == 150
+    assert reader_of(service, clock).projects([]) == {"projects": [], "totals": dict.fromkeys(
+        consumption.DEFAULT_METRICS, 0)} and len(service.calls) == 2  # an empty list asks nothing
 
 
 def test_a_service_that_repeats_a_project_is_not_followed_forever():
