@@ -320,10 +320,15 @@ def test_snapshot_change_roll_back_as_one_block_and_rescue(sim):
     assert after["host"] == before["host"] and after["uri"] == before["uri"]
     assert sim.password_valid(pid, now_main["id"], "neondb_owner", after["password"])
 
+    # The whole runbook again, with the same snapshot name: the block's snapshot task fails (main is a new branch,
+    # the snapshot of that name was taken of the one it replaced) and the rescue restores nothing again.
     seq = last_seq(sim)
+    refused = failed(run(sim, "snapshot", project_id=pid, branch="main", name="before-migration-42"))
+    assert "taken of branch %s, not of branch 'main' (%s)" % (main["id"], now_main["id"]) in refused["msg"]
     again = ok(run(sim, "snapshot_restore", project_id=pid, snapshot="before-migration-42", name="main-rollback",
                    finalize=True))
     assert again["changed"] is False and again["branch"]["id"] == now_main["id"] and changes_since(sim, seq) == []
+    assert rows(sim, pid, now_main["id"]) == BEFORE
 
 
 # ---------------------------------------------------------------------------------------------- schedules

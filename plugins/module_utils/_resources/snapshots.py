@@ -128,6 +128,17 @@ def snapshot_problem(branch):
     return None
 
 
+def other_branch_problem(current, branch):
+    """Why the snapshot ``current`` is not the one asked of ``branch``: it was taken of another branch (or None)."""
+    source = (current or {}).get("source_branch_id")
+    if source is None or source == branch["id"]:
+        return None
+    return "snapshot %r (%s) exists and was taken of branch %s, not of branch %s as asked; a snapshot's branch is " \
+           "set when it is taken (after a finalized restore, the branch of a name is a new branch, with a new id). " \
+           "Give the snapshot another name, or delete this one first" % (
+               current["name"], current["id"], source, branch_label(branch))
+
+
 def expiry_warning(current, wanted):
     """The warning for an existing snapshot whose expiry is not ``wanted`` (None when it is, or none was asked)."""
     if current is None or wanted is None or same_time(current.get("expires_at"), wanted):
@@ -301,6 +312,9 @@ class Snapshot(Resource):
         return point_problem(options)
 
     def decide(self, current, options):
+        other = other_branch_problem(current, self.branch)
+        if other:
+            return Plan(REFUSE, other)
         plan = decide(SNAPSHOT, current, dict(options, name=self.name, branch=self.branch["id"]), name=self.name)
         self.query = dict((field, plan.body[field]) for field in CREATE_PARAMETERS
                           if plan.action == CREATE and field in plan.body)

@@ -80,6 +80,17 @@ def test_a_snapshot_of_another_point_or_branch_is_refused(options, said):
     assert plan.action == REFUSE and said in plan.reason and "snap-1" in plan.reason
 
 
+def test_a_snapshot_of_the_name_taken_of_another_branch_is_refused_naming_both():
+    """As after a finalized restore: the branch main is a new one, the snapshot was taken of the one it replaced."""
+    snapshot = Snapshot(ResourceTask(make_client(lambda request: make_response(500))[0]), "p-1", "before")
+    snapshot.branch = {"id": "br-new", "name": "main"}
+    plan = snapshot.decide(TAKEN, dict(timestamp=None, lsn=None, expires_at="2026-03-01T00:00:00Z"))
+    assert plan.action == REFUSE and "taken of branch br-root, not of branch 'main' (br-new)" in plan.reason
+    assert "after a finalized restore" in plan.reason and snapshot.task.warnings == []
+    snapshot.branch = {"id": "br-root", "name": "main"}
+    assert snapshot.decide(TAKEN, dict(timestamp=None, lsn=None, expires_at=None)).action == NOTHING
+
+
 def test_an_expiry_that_differs_is_a_warning_and_never_an_update():
     plan = snapshot_plan(TAKEN, expires_at="2026-03-01T00:00:00Z")
     assert plan.action == NOTHING and plan.body == {}
