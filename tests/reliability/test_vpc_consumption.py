@@ -67,6 +67,14 @@ def consumption_module():
     return consumption
 
 
+def team(sim, name, plan="scale", projects=0):
+    """An organization of a user of its own (the bootstrap user's organizations stay as seeded, for the other tests
+    of this session) and that user's key: (organization, key)."""
+    owner = sim.create_user(name=rel.unique_name(name + "-owner"))
+    org = sim.create_organization(name=rel.unique_name(name), plan=plan, admins=[owner["id"]], projects=projects)
+    return org, sim.create_key("personal", user_id=owner["id"], name=rel.unique_name(name))["key"]
+
+
 def assigned(sim, vpce, region=REGION):
     """The organization's endpoint as the simulator holds it, or None."""
     return next((item for item in sim.state.vpc_summary()["organizations"].get(ORG, [])
@@ -142,8 +150,8 @@ def test_removing_an_endpoint_warns_it_is_for_good_and_the_service_then_refuses_
 
 
 def test_a_plan_below_scale_fails_with_the_service_s_message(sim):
-    launch = sim.create_organization(name=rel.unique_name("launch-org"), plan="launch")
-    refused = failed(run(sim, "vpc_endpoint", org_id=launch["id"], region_id=REGION,
+    launch, key = team(sim, "launch-org", plan="launch")
+    refused = failed(run(sim, "vpc_endpoint", api_key=key, org_id=launch["id"], region_id=REGION,
                          vpc_endpoint_id=new_endpoint_id()))
     assert "HTTP 403" in refused["msg"] and "not available on the launch plan" in refused["msg"]
     assert "Nothing was changed" in refused["msg"]
@@ -326,13 +334,14 @@ def test_consumption_a_range_or_query_the_service_refuses_costs_no_request(sim, 
 
 
 def test_consumption_reads_every_page_and_adds_up_as_the_account_does(sim, paced):
-    team = sim.create_organization(name=rel.unique_name("usage-team"), projects=150)
+    usage_team, key = team(sim, "usage-team", projects=150)
     month_start = time.strftime("%Y-%m-01T00:00:00Z", time.gmtime(sim_now(sim)))
-    args = {"org_id": team["id"], "from": iso(sim_now(sim) - 40 * 86400), "to": month_start}
+    args = {"api_key": key, "org_id": usage_team["id"], "from": iso(sim_now(sim) - 40 * 86400), "to": month_start}
     seq = last_seq(sim)
     read = ok(run(sim, "consumption_info", check_mode=True, **args))
     assert read["changed"] is False
-    assert sorted(item["project_id"] for item in read["projects"]) == sorted(item["id"] for item in team["projects"])
+    assert sorted(item["project_id"] for item in read["projects"]) == sorted(
+        item["id"] for item in usage_team["projects"])
     pages = consumption_requests(sim, seq)
     assert [entry["status"] for entry in pages] == [200, 200]  # 100 and 50: the short page ends the list
     assert "limit=100" in pages[0]["query"] and "cursor=" in pages[1]["query"]
@@ -345,10 +354,10 @@ def test_consumption_reads_every_page_and_adds_up_as_the_account_does(sim, paced
 
 
 def test_consumption_asks_project_ids_a_hundred_at_a_time_and_names_those_not_answered(sim, paced):
-    team = sim.create_organization(name=rel.unique_name("usage-ids"), projects=150)
-    ids = [item["id"] for item in team["projects"]] + ["not-a-project-1"]
+    usage_team, key = team(sim, "usage-ids", projects=150)
+    ids = [item["id"] for item in usage_team["projects"]] + ["not-a-project-1"]
     seq = last_seq(sim)
-    read = ok(run(sim, "consumption_info", org_id=team["id"], granularity="daily", project_ids=ids,
+    read = ok(run(sim, "consumption_info", api_key=key, org_id=usage_team["id"], granularity="daily", project_ids=ids,
                   metrics=["compute_time_seconds", "logical_size_bytes"], **{"from": iso(sim_now(sim) - 86400)}))
     asked = [entry["query"] for entry in consumption_requests(sim, seq)]
     assert [query.count("%2C") + 1 for query in [part for query in asked for part in query.split("&")
@@ -358,12 +367,12 @@ def test_consumption_asks_project_ids_a_hundred_at_a_time_and_names_those_not_an
 
 
 def test_consumption_paces_its_requests_under_the_limit_on_the_injected_clock(sim, paced, monkeypatch):
-    team = sim.create_organization(name=rel.unique_name("usage-paced"), projects=60)
+    usage_team, key = team(sim, "usage-paced", projects=60)
     consumption = consumption_module()
     monkeypatch.setattr(consumption, "PAGE_MAX", 4)  # 60 projects: 15 full pages and an empty one
     sim.state.set_consumption_limits({"rate_per_minute": 30, "burst": 5})  # a tight bucket: unpaced, the 6th is a 429
     seq = last_seq(sim)
-    read = ok(run(sim, "consumption_info", org_id=team["id"], **{"from": iso(sim_now(sim) - 86400)}))
+    read = ok(run(sim, "consumption_info", api_key=key, org_id=usage_team["id"], **{"from": iso(sim_now(sim) - 86400)}))
     entries = consumption_requests(sim, seq)
     assert len(read["projects"]) == 60 and len(entries) == 16
     assert [entry["status"] for entry in entries] == [200] * 16  # never refused for its rate
@@ -381,6 +390,6 @@ def test_consumption_waits_out_a_429_and_fails_with_the_plan_s_403(sim, paced):
     assert [entry["status"] for entry in consumption_requests(sim, seq)] == [429, 429, 200]
     assert CHECKOUT in [item["project_id"] for item in read["projects"]]
 
-    small = sim.create_organization(name=rel.unique_name("usage-launch"), plan="launch", projects=1)
-    refused = failed(run(sim, "consumption_info", org_id=small["id"], **{"from": iso(sim_now(sim) - 86400)}))
+    small, key = team(sim, "usage-launch", plan="launch", projects=1)
+    refused = failed(run(sim, "consumption_info", api_key=key, org_id=small["id"], **{"from": iso(sim_now(sim) - 86400)}))
     assert "HTTP 403" in refused["msg"] and "only supported for Scale, Business, and Enterprise" in refused["msg"]
