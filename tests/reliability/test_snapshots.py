@@ -229,7 +229,7 @@ def test_a_restore_for_a_look_then_its_finalize_each_happen_once(sim):
     assert rows(sim, pid, look["branch"]["id"]) == BEFORE and rows(sim, pid, main["id"]) == AFTER
     seq = last_seq(sim)
     assert ok(run(sim, "snapshot_restore", project_id=pid, snapshot="good", name="main-restored"))["changed"] is False
-    assert changes_since(sim, seq) == []
+    assert changes_since(sim, seq) == [] and len(requests_since(sim, seq)) == 4  # snapshots, branches, operations, computes
 
     seq = last_seq(sim)
     done = ok(run(sim, "snapshot_restore", project_id=pid, snapshot="good", name="main-restored", finalize=True))
@@ -288,6 +288,16 @@ def test_held_operations_of_a_restore_and_its_finalize_are_waited_for(sim):
     assert {op["action"]: op["status"] for op in done["operations"]}["create_branch"] == "finished"
     assert all(op["status"] == "finished" for op in done["operations"])
     assert done["branch"]["current_state"] == "ready" and done["endpoints"][0]["current_state"] == "active"
+
+
+def test_a_failed_restore_operation_fails_the_task_naming_it_and_what_was_done(sim):
+    pid, main = project_with_rows(sim)
+    ok(run(sim, "snapshot", project_id=pid, name="good"))
+    sim.script_operations("create_branch", project_id=pid, outcome="failed", error="timeline creation failed")
+    refused = failed(run(sim, "snapshot_restore", project_id=pid, snapshot="good", name="main-restored"))
+    assert refused["changed"] is True and "1 of its 1 operations ended badly" in refused["msg"]
+    assert "create_branch" in refused["msg"] and "timeline creation failed" in refused["msg"]
+    assert "Changed by this task so far: snapshot 'good'" in refused["msg"] and refused["branch"]["name"] == "main-restored"
 
 
 def test_snapshot_change_roll_back_as_one_block_and_rescue(sim):
