@@ -399,7 +399,9 @@ class SnapshotRestore:
         if plan.action == REFUSE:
             raise self.task.failure(plan.reason)
         finalizing = plan.action == FINALIZE or (plan.action == RESTORE and self.finalize)
-        moving = branch_endpoints(self.client, self.project_id, self.target["id"]) if finalizing else []
+        # The computes a finalize moves: read for the diff and check mode's result only.
+        shows = self.task.check_mode or self.task.diff
+        moving = branch_endpoints(self.client, self.project_id, self.target["id"]) if finalizing and shows else []
         before, after = restore_shown(plan, self.snapshot, self.target, self.name, self.finalize,
                                       [endpoint["id"] for endpoint in moving])
         if self.task.check_mode:
