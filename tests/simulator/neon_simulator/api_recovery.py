@@ -10,14 +10,19 @@ from __future__ import annotations
 
 from werkzeug.routing import Rule
 
-from .web import CONTROL_PREFIX, json_body
+from .web import API_PREFIX, CONTROL_PREFIX, json_body
 
+BRANCH = API_PREFIX + "/projects/<project_id>/branches/<branch_id>"
 BRANCH_CONTROL = CONTROL_PREFIX + "/projects/<project_id>/branches/<branch_id>"
 
 
 def recovery_rules():
-    """The /api/v2 rules (werkzeug Rule, endpoint ``x`` served by ``_api_x``)."""
-    return []
+    """The /api/v2 rules (werkzeug Rule, endpoint ``x`` served by ``_api_x``). Restore and set_as_default are
+    routed with the branches (api_provisioning.py) and served by recovery.py."""
+    return [
+        Rule(BRANCH + "/schema", methods=["GET"], endpoint="branch_schema"),
+        Rule(BRANCH + "/compare_schema", methods=["GET"], endpoint="compare_schema"),
+    ]
 
 
 def recovery_control_rules():
@@ -30,6 +35,12 @@ def recovery_control_rules():
 
 class RecoveryRoutes:
     """The handlers, mixed into SimulatorApp: each answers (status, payload)."""
+
+    def _api_branch_schema(self, request, key, project_id, branch_id):
+        return 200, self.state.api_branch_schema(key, project_id, branch_id, request.args)
+
+    def _api_compare_schema(self, request, key, project_id, branch_id):
+        return 200, self.state.api_compare_schema(key, project_id, branch_id, request.args)
 
     def _control_read_branch_data(self, request, project_id, branch_id):
         return 200, self.state.read_branch_data(project_id, branch_id, request.args.get("timestamp"),

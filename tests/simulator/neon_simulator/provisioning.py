@@ -29,7 +29,7 @@ import re
 from . import access, ids, seed
 from .clock import iso_seconds, parse_timestamp
 from .errors import Conflict, Forbidden, InvalidRequest, Locked, NotFound, Unprocessable, with_code
-from .history import lsn_of as _lsn
+from .history import LSN_RE, us_of_lsn, lsn_of as _lsn
 from .model import PERSONAL_KEY, PROJECT_KEY
 from .resources import Branch, Database, Endpoint, Resources, Role, connection_details, new_password
 from .work import MESSAGE_LOCKED, operation_spec
@@ -759,10 +759,14 @@ class ProvisioningMixin:
         name = _string(spec, "name", BRANCH_NAME_MAX)
         protected = bool(_boolean(spec, "protected"))
         parent_lsn = _string(spec, "parent_lsn", 40)
-        if parent_lsn is not None and "/" not in parent_lsn:
+        if parent_lsn is not None and not LSN_RE.match(parent_lsn):
             raise InvalidRequest("parent_lsn: must look like 0/1A2B3C4")
         if parent_lsn is not None and spec.get("parent_timestamp") is not None:
             raise InvalidRequest("parent_lsn and parent_timestamp: give at most one")
+        # schema-only: a root branch with the parent's schema at the point and no data (SPEC init_source)
+        init_source = spec.get("init_source", "parent-data")
+        if init_source not in ("parent-data", "schema-only"):
+            raise InvalidRequest("init_source: must be parent-data or schema-only")
         with self.lock:
             project = self._reachable(key, project_id)
             now_us = self.now_us()
@@ -774,14 +778,16 @@ class ProvisioningMixin:
             if parent.expires_us is not None:
                 raise InvalidRequest("an expiring branch cannot be a parent")
             parent_us = now_us
-            if spec.get("parent_timestamp") is not None:
+            if spec.get("parent_timestamp") is not None or parent_lsn is not None:
                 try:
-                    parent_us = parse_timestamp(spec["parent_timestamp"])
+                    parent_us = parse_timestamp(spec["parent_timestamp"]) if parent_lsn is None else \
+                        min(us_of_lsn(parent_lsn, now_us), now_us)
                 except (TypeError, ValueError):
                     raise InvalidRequest("parent_timestamp: must be an RFC 3339 timestamp") from None
                 oldest_us = now_us - project.data.get("history_retention_seconds", 86400) * 1000000
                 if not max(oldest_us, parent.created_us) <= parent_us <= now_us:
-                    raise InvalidRequest("parent_timestamp: must be within the project's history retention")
+                    raise InvalidRequest("%s: must be within the project's history retention" % (
+                        "parent_timestamp" if parent_lsn is None else "parent_lsn"))
             if name is not None:
                 self._check_branch_name(project, name)
             limit = self.limits["max_branches"]
@@ -794,6 +800,10 @@ class ProvisioningMixin:
             branch = Branch(branch_id, project.id, name or branch_id, now_us, parent, parent_lsn or _lsn(parent_us),
                             parent_us, creation_source="api")
             branch.protected = protected
+            if init_source == "schema-only":
+                branch.init_source = init_source
+                branch.parent_id = branch.parent_lsn = branch.parent_timestamp_us = None
+                branch.data = parent.data.schema_only(parent_us, now_us)
             if has_expiry:
                 branch.expires_us = expires_us
                 branch.ttl_seconds = None if expires_us is None else (expires_us - now_us) // 1000000
