@@ -23,6 +23,9 @@ description:
     the branch the other one created.
   - The default branch, a protected branch and a branch with children are never deleted; the task fails and
     says why, before sending anything.
+  - O(default=true) makes the branch the project's default branch; the branch that was the default before is named
+    in RV(previous_default).
+  - To restore a branch to a point in time, or to another branch's state, see M(neon.cloud.branch_restore).
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -57,6 +60,19 @@ options:
       - Create the branch from the parent's data at this Log Sequence Number, such as V(0/1F2E3D4). Can only be
         chosen when the branch is created.
     type: str
+  init_source:
+    description:
+      - V(parent-data) (the service's default) - the branch starts with its parent's data, roles and databases.
+      - V(schema-only) - the branch starts with its parent's schema (at O(parent_timestamp) or O(parent_lsn) when
+        given) and no rows - for a branch without the production data in it. The service makes it a root branch -
+        it has no parent afterwards, cannot be reset from one, and counts toward the plan's root branches.
+        O(parent), O(parent_timestamp) and O(parent_lsn) only choose where its schema comes from, so they are not
+        compared with it when the task runs again.
+      - Can only be chosen when the branch is created. A branch whose answer does not say how it was made is taken
+        as asked.
+    type: str
+    choices: [parent-data, schema-only]
+    version_added: 1.1.0
   protected:
     description: Whether the branch is protected (the service limits how many a plan may have).
     type: bool
@@ -76,6 +92,17 @@ options:
         C(min_cu=0.25, max_cu=1) or a JSON object - so that ad hoc C(-a 'compute="min_cu=0.25 max_cu=1"') works.
     type: raw
     default: true
+  default:
+    description:
+      - V(true) makes the branch the project's default branch, after creating it if needed - the service takes the
+        mark from the branch that had it (named in RV(previous_default)). A branch that already is the default is
+        left as it is.
+      - V(false) cannot be done to the default branch directly - a branch stops being the default only when another
+        becomes it, so the task fails and says so; set V(true) on the branch that is to be the default instead. On
+        any other branch it changes nothing.
+      - The default branch cannot expire (O(expires_at)).
+    type: bool
+    version_added: 1.1.0
   reset_from_parent:
     description:
       - Bring an existing branch back to its parent's latest state, keeping its name, id, computes and their hosts.
@@ -102,11 +129,14 @@ attributes:
       - Shows the branch's settings and its compute's before and after; never a secret.
       - A reset (O(reset_from_parent)) shows as C(data) - its own before, its parent's latest (data, roles and
         databases) after.
+      - With O(default), C(default) shows whether it is the project's default branch before and after.
 notes:
   - For the requests each task costs, see the
     R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
   - module: neon.cloud.branch_info
+  - module: neon.cloud.branch_restore
+  - module: neon.cloud.branch_schema_info
   - module: neon.cloud.connection_info
   - module: neon.cloud.project
   - ref: ansible_collections.neon.cloud.docsite.api_behaviour
@@ -141,6 +171,24 @@ EXAMPLES = r"""
     project_id: shiny-river-12345678
     name: pr-42
     reset_from_parent: true
+
+- name: A branch with main's schema and none of its rows, for tests that must not see production data
+  neon.cloud.branch:
+    project_id: shiny-river-12345678
+    name: pr-42-schema
+    parent: main
+    init_source: schema-only
+
+- name: Make the release branch the project's default branch
+  neon.cloud.branch:
+    project_id: shiny-river-12345678
+    name: release-2026-05
+    default: true
+  register: release
+
+- name: Say which branch was the default before
+  ansible.builtin.debug:
+    msg: "The default branch was {{ release.previous_default.name }}"
 
 - name: Delete the branch when the pull request closes
   neon.cloud.branch:
@@ -186,6 +234,30 @@ branch:
           made by an earlier run that timed out or by another run at the same time.
       type: str
       sample: ready
+    default:
+      description: Whether it is the project's default branch.
+      type: bool
+      sample: false
+    init_source:
+      description: How the branch was made - V(parent-data) or V(schema-only) - when the service says.
+      type: str
+      sample: parent-data
+previous_default:
+  description:
+    - The branch that was the project's default branch before the task (the branch itself when it already was);
+      null when the project had none.
+  returned: when O(default=true)
+  type: dict
+  version_added: 1.1.0
+  contains:
+    id:
+      description: Its id.
+      type: str
+      sample: br-aged-salad-637688
+    name:
+      description: Its name.
+      type: str
+      sample: main
 endpoints:
   description:
     - The branch's computes, the read-write one first (the service lists them in no particular order).
@@ -239,7 +311,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModu
 from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import Branch
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
-SETTINGS = ("name", "parent", "parent_timestamp", "parent_lsn", "protected", "expires_at")
+SETTINGS = ("name", "parent", "parent_timestamp", "parent_lsn", "init_source", "protected", "expires_at")
 
 
 def work(neon):
@@ -250,7 +322,7 @@ def work(neon):
     if params["state"] == "absent":
         return Branch(task, params["project_id"], params["name"]).absent()
     branch = Branch(task, params["project_id"], params["name"], compute=neon.compute_option("compute"),
-                    reset_from_parent=params["reset_from_parent"])
+                    reset_from_parent=params["reset_from_parent"], default=params["default"])
     return branch.present(dict((option, params[option]) for option in SETTINGS))
 
 
@@ -262,10 +334,12 @@ def main():
         parent=dict(type="str"),
         parent_timestamp=dict(type="str"),
         parent_lsn=dict(type="str"),
+        init_source=dict(type="str", choices=["parent-data", "schema-only"]),
         protected=dict(type="bool"),
         expires_at=dict(type="str"),
         compute=dict(type="raw", default=True),
         reset_from_parent=dict(type="bool", default=False),
+        default=dict(type="bool"),
     )
     spec.update(WAIT_ARGUMENT_SPEC)
     NeonModule(

@@ -6,8 +6,10 @@
 Found by its name within its project (names are unique there) from one listing of the project's
 branches, which also resolves a parent given by name and tells the default branch and children.
 Its own: a read-write compute, made with it or added later and sized as asked; a reset from its
-parent; the expiry rules the service holds it to; read again once its operations have ended, since
-the answers to its changes show it being made (``init``, ``resetting``).
+parent; becoming the project's default branch (``set_as_default``); a schema-only branch, whose
+parent options are not compared once it exists (the service keeps no link); the expiry rules the
+service holds it to; read again once its operations have ended, since the answers to its changes
+show it being made (``init``, ``resetting``).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,18 +21,27 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.client import proj
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import TaskFailure
 from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
     BRANCH,
+    BRANCH_ANSWER_FIELDS,
     COMPUTE,
     READ_WRITE,
+    SCHEMA_ONLY,
+    SOURCE_OPTIONS,
+    branch_label,
     branch_problem,
     branch_settled,
     children_of,
     compute_body,
     compute_settings_problem,
     compute_settled,
+    default_branch,
+    default_change,
     find_branch,
+    is_default,
     parent_problem,
     read_write_endpoint,
     read_write_first,
+    schema_only,
+    without_source,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints import made_meanwhile
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_endpoints, list_branches
@@ -47,18 +58,25 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource, sentence
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
 
+# The API field of each option that says where a branch came from (descriptions.SOURCE_OPTIONS).
+BRANCH_API_FIELD = dict((field.option, field.api) for field in BRANCH.fields)
+
 
 class Branch(Resource):
-    """The branch ``name`` of ``project_id``; ``compute``: True, False or a dict of compute settings."""
+    """The branch ``name`` of ``project_id``; ``compute``: True, False or a dict of compute settings;
+    ``default``: True to make it the project's default branch, False that it is not (refused on the default
+    branch: descriptions.default_change), None to leave it."""
 
     description = BRANCH
 
-    def __init__(self, task, project_id, name, compute=False, reset_from_parent=False):
+    def __init__(self, task, project_id, name, compute=False, reset_from_parent=False, default=None):
         super(Branch, self).__init__(task, project_id)
         self.name = name
         self.label = "branch %r" % name
         self.compute = compute
         self.reset = reset_from_parent
+        self.default = default
+        self.make_default = False  # whether this run makes it the default branch (default_change)
         self.branches = []  # the project's branches, as the last find listed them
         self.parent = None  # the parent asked for, found among them
         self.endpoints = None  # the branch's computes (present only: absent reads none)
@@ -81,13 +99,22 @@ class Branch(Resource):
     def decide(self, current, options):
         """The branch's plan, and its compute's (from the branch's computes: one more request)."""
         wanted, self.parent = dict(options), None
-        if options.get("parent") is not None:
-            self.parent = find_branch(self.branches, options["parent"])
+        if current is not None:
+            answers.Checker("GET", self.collection_path()).fields(current, "branches[%s]" % current["id"],
+                                                                  **BRANCH_ANSWER_FIELDS)
+            if schema_only(current, options.get("init_source")):
+                wanted = without_source(wanted)  # they chose where its schema came from: no link is kept
+        if wanted.get("parent") is not None:
+            self.parent = find_branch(self.branches, wanted["parent"])
             if self.parent is None:
                 raise Refusal("parent %r is neither the name nor the id of a branch of project %s" % (
-                    options["parent"], self.project_id))
+                    wanted["parent"], self.project_id))
             wanted["parent"] = self.parent["id"]
         plan = decide(BRANCH, current, wanted, name=self.name)
+        self.make_default = default_change(current, self.default)
+        if self.default:
+            previous = default_branch(self.branches)
+            self.task.kept["previous_default"] = dict(id=previous["id"], name=previous["name"]) if previous else None
         self.endpoints, self.endpoint, self.compute_plan = [], None, Plan(NOTHING, "no compute asked")
         if current is None:
             return plan
@@ -105,10 +132,10 @@ class Branch(Resource):
             if problem:
                 return "the compute %s of %s (%s) cannot be changed as asked: with its other settings, %s" % (
                     self.endpoint["id"], self.label, current["id"], problem)
-        if plan.action not in (CREATE, UPDATE):
+        if plan.action not in (CREATE, UPDATE) and not self.make_default:
             return None
         problem = parent_problem(self.parent) if current is None else None
-        problem = problem or branch_problem(planned(current, plan), current, self.branches)
+        problem = problem or branch_problem(self._after(current, plan), current, self.branches)
         if problem:
             return "%s %s: %s" % (self.label, "cannot be created" if current is None else
                                   "(%s) cannot be changed as asked" % current["id"], problem)
@@ -140,14 +167,26 @@ class Branch(Resource):
             return {}
         shown = BRANCH.shown(branch)
         shown["compute"] = COMPUTE.shown(endpoint) if endpoint is not None else None
+        if self.default is not None:
+            shown["default"] = is_default(branch)
         return shown
+
+    def _after(self, current, plan):
+        """The branch as the plan and its default leave it: a new schema-only branch has no parent."""
+        after = planned(current, plan)
+        if current is None and plan.body.get("init_source") == SCHEMA_ONLY:
+            for field in SOURCE_OPTIONS:
+                after.pop(BRANCH_API_FIELD[field], None)
+        if self.make_default:
+            after["default"] = True
+        return after
 
     def diff(self, current, plan):
         if current is None:
-            return {}, self._shown(planned(None, plan), compute_body(self.compute) if self.compute else None)
+            return {}, self._shown(self._after(None, plan), compute_body(self.compute) if self.compute else None)
         endpoint_after = planned(self.endpoint, self.compute_plan) \
             if self.compute_plan.action != NOTHING or self.endpoint is not None else None
-        before, after = self._shown(current, self.endpoint), self._shown(planned(current, plan), endpoint_after)
+        before, after = self._shown(current, self.endpoint), self._shown(self._after(current, plan), endpoint_after)
         if self.reset:
             # A reset takes the parent's data, roles and databases as they are now (its own are replaced).
             before["data"] = "its own (last reset: %s)" % (current.get("last_reset_at") or "never")
@@ -155,18 +194,18 @@ class Branch(Resource):
         return before, after
 
     def pending(self, current, plan):
-        return self.compute_plan.changed or (bool(self.reset) and current is not None)
+        return self.compute_plan.changed or (bool(self.reset) and current is not None) or self.make_default
 
     def predicted(self, current, plan):
         # What only the service gives a new branch and compute (ids, the host) is null in check mode.
         if current is None:
             self.endpoints = [dict(compute_body(self.compute), id=None, host=None)] if self.compute else []
-            return dict(planned(None, plan), id=None)
+            return dict(self._after(None, plan), id=None)
         if self.compute_plan.changed:
             made = {} if self.endpoint is not None else {"id": None, "host": None}
             self._replace_endpoint(dict(planned(self.endpoint, self.compute_plan), type=READ_WRITE,
                                         branch_id=current["id"], **made))
-        return planned(current, plan)
+        return self._after(current, plan)
 
     # ------------------------------------------------------------------------------------------ its own changes
 
@@ -192,7 +231,7 @@ class Branch(Resource):
             self._read_computes(found.item["id"])
 
     def act(self, current, plan):
-        """Its compute (created when asked and missing, or resized), then the reset."""
+        """Its compute (created when asked and missing, or resized), then the reset, then becoming the default."""
         if self.compute_plan.action == CREATE:
             self._add_compute(current)
         elif self.compute_plan.action == UPDATE:
@@ -208,6 +247,21 @@ class Branch(Resource):
             self.task.wait_for_operations_of(data, "POST", path, self.project_id, "reset " + label)
             current = self.task.answered(BRANCH, data, "POST", path, current["id"])
             self.keep(current)
+        if self.make_default:
+            current = self._make_default(current)
+        return current
+
+    def _make_default(self, current):
+        """POST set_as_default: the service takes the mark from the previous default branch; waited for."""
+        path = project_path(self.project_id, "branches", current["id"], "set_as_default")
+        previous = self.task.kept.get("previous_default")
+        label = "%s (%s) the project's default branch%s" % (
+            self.label, current["id"], " in place of %s" % branch_label(previous) if previous else "")
+        data = self.task.change("POST", path, self.project_id, None, "Making " + label)
+        self.task.did("made " + label)
+        self.task.wait_for_operations_of(data, "POST", path, self.project_id, "made " + label)
+        current = self.task.answered(BRANCH, data, "POST", path, current["id"])
+        self.keep(current)
         return current
 
     def _add_compute(self, branch):

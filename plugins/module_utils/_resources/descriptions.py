@@ -16,8 +16,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import math
+import re
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
+from ansible_collections.neon.cloud.plugins.module_utils._api.timestamps import timestamp
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
     Description,
     Field,
@@ -64,11 +66,31 @@ PROJECT = Description("project", "project", answers.FULL_PROJECT_FIELDS, [
     Field("role", "branch.role_name", compare=False),
     # settings, compute.pg_settings and store_passwords: their rules are project_settings.py's.
 ] + SETTINGS_FIELDS)
-BRANCH = Description("branch", "branch", answers.BRANCH_FIELDS, [
+# How a branch was made (SPEC Branch, BranchCreateRequest): with its parent's data, or a root branch with
+# only its parent's schema (docs/docsite/rst/api-behaviour.rst, "Restore, default branch and schema").
+PARENT_DATA = "parent-data"
+SCHEMA_ONLY = "schema-only"
+INIT_SOURCES = (PARENT_DATA, SCHEMA_ONLY)
+# The options that say where a branch's data (or, schema-only, its schema) came from.
+SOURCE_OPTIONS = ("parent", "parent_timestamp", "parent_lsn")
+
+
+def same_init_source(before, after):
+    """How a branch was made, compared: a branch whose answer does not say (no ``init_source``) is taken as
+    asked, so that a branch the service describes without it is never refused for it."""
+    return before is None or before == after
+
+
+# A branch answer as the branch rules read it: answers.BRANCH_FIELDS, and how it was made and last reset.
+BRANCH_ANSWER_FIELDS = dict(required=answers.BRANCH_FIELDS["required"],
+                            optional=dict(answers.BRANCH_FIELDS["optional"], init_source=(str, type(None)),
+                                          last_reset_at=(str, type(None))))
+BRANCH = Description("branch", "branch", BRANCH_ANSWER_FIELDS, [
     Field("name"),
     Field("parent", "parent_id", create_only=True),
     Field("parent_timestamp", create_only=True, same=same_time),
     Field("parent_lsn", create_only=True, same=same_lsn),
+    Field("init_source", create_only=True, same=same_init_source),
     Field("protected"),
     Field("expires_at", empty_is_null=True, same=same_time),
 ], plural="branches")
@@ -120,6 +142,60 @@ def branch_label(branch):
     return "%r (%s)" % (branch["name"], branch["id"])
 
 
+def is_default(branch):
+    """Whether ``branch`` (None: not made yet) is the project's default branch (``default``, or ``primary``)."""
+    return branch is not None and bool(branch.get("default") or branch.get("primary"))
+
+
+def default_change(current, wanted):
+    """Whether ``default: wanted`` makes the branch ``current`` (None: not created yet) the project's default
+    branch: True when asked and it is not the default yet (the service's ``set_as_default``, which takes the mark
+    from the previous default). ``wanted`` None or already so: False. A branch stops being the default only when
+    another becomes it, so ``default: false`` asked of the default branch is a Refusal (nothing is sent)."""
+    if wanted is None:
+        return False
+    if wanted:
+        return not is_default(current)
+    if is_default(current):
+        raise Refusal("branch %r (%s) is the project's default branch, and a branch stops being the default only "
+                      "when another branch becomes it: set default: true on the branch that is to be the default "
+                      "instead" % (current["name"], current["id"]))
+    return False
+
+
+def schema_only(branch, asked=None):
+    """Whether ``branch`` was made schema-only (``init_source``): a root branch, whose ``parent``,
+    ``parent_timestamp`` and ``parent_lsn`` only chose where its schema came from, with no link kept, so they
+    cannot be compared with it. A branch whose answer does not say is taken as ``asked`` when it has no parent."""
+    made = branch.get("init_source")
+    if made is not None:
+        return made == SCHEMA_ONLY
+    return asked == SCHEMA_ONLY and not branch.get("parent_id")
+
+
+# A Log Sequence Number: two hexadecimal numbers of up to 8 digits (docs/docsite/rst/api-behaviour.rst).
+LSN_PATTERN = re.compile(r"^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$")
+
+
+def point_problem(timestamp_option, timestamp_text, lsn_option, lsn_text):
+    """Why a point in a branch's history given as options (a timestamp or an LSN, None: not given) is not one,
+    or None: both given, a timestamp that is not RFC 3339 with a time zone, an LSN that is not ``X/Y``."""
+    if timestamp_text is not None and lsn_text is not None:
+        return "give %s or %s, not both: they are two ways to name one point" % (timestamp_option, lsn_option)
+    if timestamp_text is not None and timestamp(timestamp_text) is None:
+        return "%s must be an RFC 3339 timestamp with its time zone, such as 2025-01-16T12:00:00Z, got %r" % (
+            timestamp_option, timestamp_text[:80])
+    if lsn_text is not None and not LSN_PATTERN.match(lsn_text):
+        return "%s must be a Log Sequence Number - two hexadecimal numbers such as 0/1F2E3D4 - got %r" % (
+            lsn_option, lsn_text[:80])
+    return None
+
+
+def without_source(options):
+    """``options`` without where the branch came from (SOURCE_OPTIONS): for a schema-only branch."""
+    return dict((option, value) for option, value in options.items() if option not in SOURCE_OPTIONS)
+
+
 def branch_settled(branch):
     """Whether a branch is as it will stay: not being made or reset, nothing pending."""
     return branch.get("current_state") in SETTLED_BRANCH_STATES and not branch.get("pending_state")
@@ -131,14 +207,18 @@ def branch_problem(after, current, branches):
     The service's rules on expiry (docs/docsite/rst/api-behaviour.rst, "Branches"): a protected
     branch, the default branch and a branch with children cannot have an ``expires_at``.
     ``current``: the branch as it is (None when creating); ``branches``: the project's branches.
+    ``after["default"]`` is true when the task makes it the default branch.
     """
     if not after.get("expires_at"):
         return None
     if after.get("protected"):
         return "a protected branch cannot have an expiry (expires_at); leave protected out or false, or remove " \
                "the expiry with expires_at: ''"
-    if current is not None and (current.get("default") or current.get("primary")):
+    if is_default(current):
         return "it is the project's default branch, which cannot have an expiry (expires_at)"
+    if is_default(after):
+        return "the project's default branch (default: true) cannot have an expiry (expires_at); remove the " \
+               "expiry with expires_at: ''"
     if current is not None:
         children = children_of(branches, current["id"])
         if children:
