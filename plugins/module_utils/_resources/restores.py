@@ -1,0 +1,336 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A branch restored to a point in time or to another branch's state (``neon.cloud.branch_restore``).
+
+The service's restore (``POST /projects/{id}/branches/{branch_id}/restore``; docs/docsite/rst/api-behaviour.rst,
+"Restore, default branch and schema") replaces the branch's data, roles and databases with the source's
+as they were at the point (its own history, or another branch's), keeps its id, name and computes, and
+with ``preserve_under_name`` keeps the state it replaces as a new branch of that name, which becomes its
+parent and takes its children. The service requires that name when a branch is restored from itself or
+has children.
+
+Two parts, the rules first:
+
+- **The rules** (pure, unit-tested): what the options alone refuse (``input_problem``), and the plan
+  against what the project holds (``restore_plan``): restore, or nothing because an earlier run did it
+  (the branch's parent is the branch preserved under that name), or a refusal. A restore without a
+  name to preserve cannot be told from an earlier one, so it is carried out on every run - a reset,
+  as ``reset_from_parent`` of ``neon.cloud.branch`` is.
+- **Carrying it out** (``BranchRestore``): one listing of the project's branches and the branch's
+  computes; in check mode the diff of what would be restored from where to which point and preserved
+  under which name; else the restore (ResourceTask: a 423 waited out, never sent twice), its
+  operations waited for, and the branches and computes read again once they have ended (the restored
+  branch's ``parent_lsn`` and ``parent_timestamp`` are final only then). A refused restore (a point
+  outside the history window) fails with the service's words and nothing else is sent.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
+from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
+    BRANCH,
+    branch_label,
+    branch_settled,
+    children_of,
+    find_branch,
+    point_problem,
+    read_write_first,
+)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
+    branch_endpoints,
+    list_branches,
+    project_endpoints,
+)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal, only_one, same_lsn, same_time
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import already_exists
+
+RESTORE = "restore"
+NOTHING = "none"
+BRANCH_NAME_MAX = 256
+# A Go duration as the service writes a history window in its messages (6h0m0s, 24h0m0s, 30m0s).
+_GO_DURATION = re.compile(r"\b(\d+h\d+m\d+(?:\.\d+)?s|\d+m\d+(?:\.\d+)?s)\b")
+
+
+# ---------------------------------------------------------------------------------------------- the rules (pure)
+
+
+def input_problem(branch, source_branch=None, timestamp=None, lsn=None, preserve_under_name=None):
+    """Why the options alone cannot be a restore (checked before any request), or None. ``branch`` and
+    ``source_branch`` are as given (a name or an id; ``source_branch`` None: the branch itself)."""
+    problem = point_problem("source_timestamp", timestamp, "source_lsn", lsn)
+    if problem:
+        return problem
+    from_itself = source_branch is None or source_branch == branch
+    if from_itself and timestamp is None and lsn is None:
+        return "a branch restored from its own history needs the point to go back to: give source_timestamp or " \
+               "source_lsn (or source_branch, to take another branch's state)"
+    if from_itself and preserve_under_name is None:
+        return "preserve_under_name is required to restore a branch from its own history: the service keeps the " \
+               "state it replaces as a branch of that name"
+    if preserve_under_name is not None:
+        if not 1 <= len(preserve_under_name) <= BRANCH_NAME_MAX:
+            return "preserve_under_name must be 1 to %d characters long" % BRANCH_NAME_MAX
+        if preserve_under_name == branch:
+            return "preserve_under_name must differ from the branch's own name: the branch keeps its name"
+    return None
+
+
+class RestorePlan:
+    """What a restore task does: ``action`` RESTORE (``body`` is the request, ``point`` what the branch takes) or
+    NOTHING (``preserved``: the branch an earlier restore preserved); ``reason``: one sentence; ``warnings``: what
+    the user should know."""
+
+    def __init__(self, action, reason, body=None, point=None, preserved=None, warnings=None):
+        self.action = action
+        self.reason = reason
+        self.body = body or {}
+        self.point = point
+        self.preserved = preserved
+        self.warnings = warnings or []
+
+    @property
+    def changed(self):
+        return self.action == RESTORE
+
+    def __repr__(self):
+        return "RestorePlan(%s, %r, %r)" % (self.action, self.body, self.reason)
+
+
+def describe_point(source, itself, timestamp=None, lsn=None):
+    """The state a restore takes: ``its own state at 2025-...``, ``branch 'main' (br-...) at LSN 0/1A``, ``... as it
+    is now (its head)``."""
+    whose = "its own state" if itself else "the state of branch %s" % branch_label(source)
+    if timestamp is not None:
+        return "%s at %s" % (whose, timestamp)
+    if lsn is not None:
+        return "%s at LSN %s" % (whose, lsn)
+    return "%s as it is now (its head)" % whose
+
+
+def restore_plan(branch, source, branches, timestamp=None, lsn=None, preserve_under_name=None):
+    """The plan to restore ``branch`` from ``source`` (itself or another branch, both as listed) at ``timestamp`` or
+    ``lsn`` (None: the source's head), given the project's ``branches``. A Refusal when the service would refuse it
+    or when a branch of the name to preserve is not what an earlier restore of this branch left."""
+    label = "branch %s" % branch_label(branch)
+    itself = source["id"] == branch["id"]
+    if itself and timestamp is None and lsn is None:
+        raise Refusal("%s is its own source (source_branch names it too), so a point is needed: give "
+                      "source_timestamp or source_lsn" % label)
+    children = children_of(branches, branch["id"])
+    if preserve_under_name is None:
+        if itself:
+            raise Refusal("preserve_under_name is required to restore %s from its own history" % label)
+        if children:
+            raise Refusal("preserve_under_name is required: %s has children (%s), which the service moves to the "
+                          "branch that keeps its state" % (label, ", ".join(branch_label(child) for child in children)))
+    else:
+        found = only_one([item for item in branches if item["name"] == preserve_under_name], "branches",
+                         preserve_under_name)
+        if found is not None:
+            return _restored_before(branch, found, label, timestamp, lsn)
+    body = {"source_branch_id": source["id"]}
+    if timestamp is not None:
+        body["source_timestamp"] = timestamp
+    if lsn is not None:
+        body["source_lsn"] = lsn
+    if preserve_under_name is not None:
+        body["preserve_under_name"] = preserve_under_name
+    what = describe_point(source, itself, timestamp, lsn)
+    if preserve_under_name is None:
+        return RestorePlan(RESTORE, "%s takes %s; nothing is preserved, so it is restored on every run" % (label, what),
+                           body, what)
+    return RestorePlan(RESTORE, "%s takes %s; its state now is kept as branch %r" % (label, what, preserve_under_name),
+                       body, what)
+
+
+def _restored_before(branch, found, label, timestamp, lsn):
+    """The plan when a branch of the name to preserve exists: an earlier restore of this branch made it (it is the
+    branch's parent: the service makes the preserved branch the restored one's parent), or a refusal."""
+    if found["id"] == branch["id"]:
+        raise Refusal("preserve_under_name %r is the name of the branch restored; give another name" % found["name"])
+    if branch.get("parent_id") != found["id"]:
+        raise Refusal("a branch named %r already exists (id %s), and it is not what a restore of %s preserved (that "
+                      "one would be its parent, which is %s); give another preserve_under_name, or delete branch %r "
+                      "if it is no longer needed" % (found["name"], found["id"], label,
+                                                     branch.get("parent_id") or "none: it is a root branch",
+                                                     found["name"]))
+    warnings = []
+    earlier_timestamp, earlier_lsn = branch.get("parent_timestamp"), branch.get("parent_lsn")
+    if (timestamp is not None and earlier_timestamp and not same_time(earlier_timestamp, timestamp)) or \
+            (lsn is not None and earlier_lsn and not same_lsn(earlier_lsn, lsn)):
+        warnings.append("%s was restored before to %s, not to %s as asked now, and keeps that state: the branch %r "
+                        "(id %s) that restore preserved exists. To restore it again, give another preserve_under_name"
+                        % (label, earlier_timestamp if timestamp is not None else "LSN %s" % earlier_lsn,
+                           timestamp if timestamp is not None else "LSN %s" % lsn, found["name"], found["id"]))
+    return RestorePlan(NOTHING, "%s was restored already: its parent is branch %s, the state a restore kept under that "
+                       "name; it is not restored again" % (label, branch_label(found)), preserved=found,
+                       warnings=warnings)
+
+
+def restore_diff(branch, source, plan, timestamp=None, lsn=None, children=()):
+    """(before, after) of a restore ``plan`` for the diff: the data it takes from where, and what is preserved."""
+    before = {"name": branch["name"], "id": branch["id"], "parent_id": branch.get("parent_id"),
+              "data": "its own state, as it is now (last reset: %s)" % (branch.get("last_reset_at") or "never")}
+    if plan.action != RESTORE:
+        return before, dict(before)
+    itself = source["id"] == branch["id"]
+    preserve = plan.body.get("preserve_under_name")
+    after = dict(before, data="%s: its data, roles and databases" % describe_point(source, itself, timestamp, lsn))
+    if preserve is None:
+        after["parent_id"] = source["id"] if not itself else branch.get("parent_id")
+        after["preserved"] = None
+    else:
+        after["parent_id"] = "(the new branch %r)" % preserve
+        after["preserved"] = {"name": preserve, "data": "the state of %s before the restore" % branch["name"],
+                              "parent_id": branch.get("parent_id"),
+                              "children": [child["name"] for child in children]}
+    return before, after
+
+
+def window_hint(message):
+    """A sentence naming the history window when a refusal's words give it (a Go duration such as ``6h0m0s``
+    next to "window" or "retention"), else None."""
+    text = message or ""
+    if "window" not in text.lower() and "retention" not in text.lower():
+        return None
+    found = _GO_DURATION.search(text)
+    if found is None:
+        return None
+    return "The project keeps %s of history (its history_retention_seconds, bounded by the plan): a restore point " \
+           "must be within it" % found.group(1)
+
+
+def moved_computes(before, after, branch_id):
+    """Warnings for the computes that were the branch's before a restore (``before``) and are on another branch
+    after it (``after``: the project's computes now)."""
+    ids = set(endpoint["id"] for endpoint in before)
+    return ["Compute %s is on branch %s after the restore, no longer on branch %s" % (
+        endpoint["id"], endpoint.get("branch_id"), branch_id)
+        for endpoint in after if endpoint["id"] in ids and endpoint.get("branch_id") != branch_id]
+
+
+# ---------------------------------------------------------------------------------------------- carrying it out
+
+
+class BranchRestore:
+    """``branch`` of ``project_id`` (a name or an id) restored from ``source_branch`` (None: itself) at ``timestamp``
+    or ``lsn``, its state kept as ``preserve_under_name``, with the requests and waits of ``task``
+    (a ResourceTask)."""
+
+    def __init__(self, task, project_id, branch, source_branch=None, timestamp=None, lsn=None,
+                 preserve_under_name=None):
+        self.task = task
+        self.client = task.client
+        self.project_id = project_id
+        self.wanted = branch
+        self.wanted_source = source_branch
+        self.timestamp = timestamp
+        self.lsn = lsn
+        self.preserve = preserve_under_name
+
+    def run(self):
+        return self.task.keep_on_failure(self._run)
+
+    def _find(self):
+        """The project's branches, the branch, its source and the plan (Refusals become the task's failure)."""
+        try:
+            branches = list_branches(self.client, self.project_id)
+            branch = self._one(branches, self.wanted, "branch")
+            source = branch if self.wanted_source is None else self._one(branches, self.wanted_source, "source_branch")
+            return branches, branch, source, restore_plan(branch, source, branches, self.timestamp, self.lsn,
+                                                          self.preserve)
+        except Refusal as refusal:
+            raise self.task.refused(refusal)
+
+    def _one(self, branches, wanted, option):
+        found = find_branch(branches, wanted)
+        if found is None:
+            raise Refusal("%s %r is neither the name nor the id of a branch of project %s" % (
+                option, wanted, self.project_id))
+        return found
+
+    def _keep(self, branch, preserved, endpoints):
+        self.task.kept.update(branch=branch, preserved_branch=preserved, endpoints=read_write_first(endpoints))
+
+    def _run(self):
+        branches, branch, source, plan = self._find()
+        endpoints = branch_endpoints(self.client, self.project_id, branch["id"])
+        self.task.kept["restore"] = {"source_branch_id": source["id"], "source_branch_name": source["name"],
+                                     "source_timestamp": self.timestamp, "source_lsn": self.lsn,
+                                     "preserve_under_name": self.preserve}
+        self._keep(branch, plan.preserved, endpoints)
+        self.task.warnings.extend(plan.warnings)
+        before, after = restore_diff(branch, source, plan, self.timestamp, self.lsn,
+                                     children_of(branches, branch["id"]))
+        if plan.action == NOTHING:
+            self._settle(branch)
+            return self.task.with_diff(self.task.result(), before, after)
+        if self.task.check_mode:
+            self.task.changed = True
+            preserved = None if self.preserve is None else {"id": None, "name": self.preserve,
+                                                            "parent_id": branch.get("parent_id")}
+            self._keep(branch, preserved, endpoints)
+            return self.task.with_diff(self.task.result(), before, after)
+        self._restore(branch, plan, endpoints)
+        return self.task.with_diff(self.task.result(), before, after)
+
+    def _restore(self, branch, plan, endpoints):
+        path = project_path(self.project_id, "branches", branch["id"], "restore")
+        label = "branch %s to %s%s" % (branch_label(branch), plan.point, "" if self.preserve is None else
+                                       ", its state kept as branch %r" % self.preserve)
+        try:
+            data = self.task.send("POST", path, self.project_id, plan.body)
+        except NeonAPIError as error:
+            if self.preserve is not None and already_exists(error):
+                self._restored_meanwhile(branch, error, endpoints)
+                return
+            hint = window_hint(error.api_message)
+            raise self.task.failure("Restoring %s failed: %s%s" % (label, error.describe(),
+                                                                   ". " + hint if hint else ""), error)
+        what = "restored %s" % label
+        self.task.did(what)
+        self.task.wait_for_operations_of(data, "POST", path, self.project_id, what)
+        self._keep(self.task.answered(BRANCH, data, "POST", path, branch["id"]), None, endpoints)
+        self._read_again(branch, endpoints)
+
+    def _restored_meanwhile(self, branch, error, endpoints):
+        """The name to preserve was taken while this run sent its restore: another run restored the branch (its
+        parent is now that branch), which this run waits for and returns; anything else fails."""
+        branches = list_branches(self.client, self.project_id)
+        current = find_branch(branches, branch["id"])
+        preserved = only_one([item for item in branches if item["name"] == self.preserve], "branches", self.preserve)
+        if current is None or preserved is None or current.get("parent_id") != preserved["id"]:
+            raise self.task.failure("Restoring branch %s failed: %s" % (branch_label(branch), error.describe()), error)
+        self.task.warnings.append("Branch %s was restored by another run at the same time (its state was kept as "
+                                  "branch %s); this run did not restore it again" % (
+                                      branch_label(branch), branch_label(preserved)))
+        self._keep(current, preserved, endpoints)
+        self.task.wait_idle(self.project_id, "branch %s was restored by another run" % branch_label(branch))
+        self._read_again(branch, endpoints)
+
+    def _read_again(self, branch, endpoints):
+        """The branch, the preserved branch and the computes as they are once the operations have ended (as they
+        are now, with ``wait`` false): two requests."""
+        branches = list_branches(self.client, self.project_id)
+        current = find_branch(branches, branch["id"]) or branch
+        preserved = only_one([item for item in branches if item["name"] == self.preserve], "branches",
+                             self.preserve) if self.preserve is not None else None
+        now = project_endpoints(self.client, self.project_id)
+        ids = set(endpoint["id"] for endpoint in endpoints)
+        self.task.warnings.extend(moved_computes(endpoints, now, branch["id"]))
+        self._keep(current, preserved, [endpoint for endpoint in now
+                                        if endpoint["id"] in ids or endpoint.get("branch_id") == branch["id"]])
+
+    def _settle(self, branch):
+        """A branch found restored but not ready yet (an earlier run timed out) is waited for, then read again."""
+        if branch_settled(branch):
+            return
+        what = "branch %s is not ready yet (current_state %s)" % (branch_label(branch), branch.get("current_state"))
+        if self.task.settle(self.project_id, what, unsettled=True, branch_id=branch["id"]):
+            self._read_again(branch, branch_endpoints(self.client, self.project_id, branch["id"]))
