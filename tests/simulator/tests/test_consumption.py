@@ -86,7 +86,9 @@ def test_daily_projects_are_paged_by_the_last_project_id_and_answer_the_same_twi
     assert len(days) == 3  # the three days before today (to is today's start)
     assert all(frame["timeframe_start"].endswith("T00:00:00Z") for frame in days)
     assert call(sim, "projects", limit=2, **query).json() == page  # the same range of the past answers the same
-    current = call(sim, "projects", limit=2, **dict(query, to=ago(sim))).json()
+    until_now = dict(query)
+    until_now["to"] = ago(sim)
+    current = call(sim, "projects", limit=2, **until_now).json()
     assert len(frames(current["projects"][0]["periods"])) == 4  # and today so far
     refused(call(sim, "projects", cursor="no-such-project", **query), 400, "cursor")
     refused(call(sim, "projects", limit=101, **query), 400, "limit")
@@ -103,7 +105,9 @@ def test_the_account_is_the_sum_of_its_projects_and_metrics_choose_the_fields(si
     period = account["periods"][-1]
     assert period["period_plan"] == "scale" and period["period_start"].endswith("-01T00:00:00Z")
     assert period["period_end"] == this_month(sim)  # a period that has ended has its end
-    now = call(sim, "account", **dict(query, to=ago(sim))).json()
+    until_now = dict(query)
+    until_now["to"] = ago(sim)
+    now = call(sim, "account", **until_now).json()
     assert "period_end" not in now["periods"][-1]  # the current period has none
     chosen = call(sim, "projects", metrics="logical_size_bytes,compute_time_seconds", **query).json()
     frame = frames(chosen["projects"][0]["periods"])[0]

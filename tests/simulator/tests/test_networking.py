@@ -32,7 +32,8 @@ def conforms(item, schema):
     return item
 
 
-def endpoints(response, schema=VPC_ENDPOINT):
+def endpoints(response, schema=None):
+    schema = schema or VPC_ENDPOINT
     assert response.status_code == 200, response.text
     body = response.json()
     assert set(body) == {"endpoints"}

@@ -46,7 +46,7 @@ def test_absent_removes_an_assignment_and_leaves_a_missing_one_alone():
     assert assignment_plan(None, "prod", "absent", "it").action == NOTHING
 
 
-@pytest.mark.parametrize("good", [VPC_ID for VPC_ID in ("vpce-0a1b2c3d", "vpce-0a1b2c3d4e5f67890")])
+@pytest.mark.parametrize("good", ["vpce-0a1b2c3d", "vpce-0a1b2c3d4e5f67890"])
 def test_aws_endpoint_ids_are_taken(good):
     assert endpoint_id_problem(good) is None
 
