@@ -21,7 +21,7 @@ __metaclass__ = type
 
 import requests
 
-from test_vendor_cli import cli, neonctl  # noqa: F401  (fixtures: the installed CLI, and a run of it)
+from test_vendor_cli import cli, neonctl  # noqa: F401  pylint: disable=unused-import  (fixtures: the installed CLI, a run of it)
 
 ORG_PROJECT = "bold-glade-61830452"  # checkout-api, of the seeded organization (plan scale)
 
