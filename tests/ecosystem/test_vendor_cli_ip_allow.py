@@ -21,7 +21,8 @@ __metaclass__ = type
 
 import requests
 
-from test_vendor_cli import cli, neonctl  # noqa: F401  pylint: disable=unused-import  (fixtures: the installed CLI, a run of it)
+# The CLI's fixtures (the installed CLI, and a run of it), used by name
+from test_vendor_cli import cli, neonctl  # noqa: F401  pylint: disable=unused-import
 
 ORG_PROJECT = "bold-glade-61830452"  # checkout-api, of the seeded organization (plan scale)
 

@@ -19,7 +19,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from test_vendor_cli import cli, neonctl  # noqa: F401  pylint: disable=unused-import  (fixtures: the installed CLI, a run of it)
+# The CLI's fixtures (the installed CLI, and a run of it), used by name
+from test_vendor_cli import cli, neonctl  # noqa: F401  pylint: disable=unused-import
 
 ORG = "org-calm-tree-21298941"
 CHECKOUT = "bold-glade-61830452"  # checkout-api, of ORG, in aws-eu-central-1
