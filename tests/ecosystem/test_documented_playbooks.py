@@ -27,6 +27,7 @@ __metaclass__ = type
 
 import ast
 import collections
+import datetime
 import json
 import os
 import re
@@ -756,6 +757,94 @@ def check_baseline_job_templates(scene):
     assert report["playbook"] == fix["playbook"] and schedule["unified_job_template"] == report["name"]
 
 
+GOOD_ORDERS = [{"id": 1, "total": 25}, {"id": 2, "total": 40}]
+
+
+def data_url(scene, branch):
+    return "%s/projects/%s/branches/%s/data" % (scene.sim.control_url, DEMO_PROJECT, branch["id"])
+
+
+def main_rows(scene):
+    """The orders of the demo project's main branch (the simulator's data stand-in), and main itself."""
+    import requests
+
+    main = branch_named(scene, DEMO_PROJECT, "main")
+    answer = requests.get(data_url(scene, main), timeout=10)
+    answer.raise_for_status()
+    return answer.json()["databases"]["neondb"].get("orders"), main
+
+
+def orders_then_a_bad_change(scene):
+    """main holds two orders; a moment later a bad change empties the table: the survey's moment is between."""
+    import requests
+
+    main = branch_named(scene, DEMO_PROJECT, "main")
+    good = requests.post(data_url(scene, main), json={"table": "orders", "rows": GOOD_ORDERS}, timeout=10)
+    good.raise_for_status()
+    scene.sim.advance_clock(120)
+    moment = datetime.datetime.fromtimestamp(scene.sim.state.clock.time(), tz=datetime.timezone.utc)
+    scene.values["moment"] = moment.strftime("%Y-%m-%dT%H:%M:%SZ")  # as an operator types it
+    scene.sim.advance_clock(120)
+    requests.post(data_url(scene, main), json={"table": "orders", "rows": []}, timeout=10).raise_for_status()
+
+
+def check_point_in_time_restore(scene):
+    """main has its orders of before the bad change back, under its name; the state it replaced is kept."""
+    rows, main = main_rows(scene)
+    assert rows == GOOD_ORDERS, rows
+    kept = branch_named(scene, DEMO_PROJECT, "main-before-INC-42")
+    assert kept is not None and main["parent_id"] == kept["id"], (main, kept)
+
+
+MIGRATION_STUB = """#!%s
+# A stand-in for a migration that goes wrong: it empties the orders table of the branch, then fails.
+import json
+import os
+import sys
+import urllib.request
+
+request = urllib.request.Request(os.environ["MIGRATION_DATA_URL"], method="POST", data=json.dumps(
+    {"table": "orders", "rows": []}).encode(), headers={"Content-Type": "application/json"})
+urllib.request.urlopen(request, timeout=10).read()
+sys.exit("migration 0042 failed: column orders.total cannot be dropped")
+""" % sys.executable
+
+
+def orders_and_a_failing_migration(scene):
+    """main holds two orders; the migration stand-in empties the table and fails. What a user would check
+    after the rollback is noted: main's compute and its host."""
+    import requests
+
+    main = branch_named(scene, DEMO_PROJECT, "main")
+    requests.post(data_url(scene, main), json={"table": "orders", "rows": GOOD_ORDERS}, timeout=10).raise_for_status()
+    scene.env["MIGRATION_DATA_URL"] = data_url(scene, main)
+    (compute,) = [endpoint for endpoint in scene.api("/projects/%s/branches/%s/endpoints" % (DEMO_PROJECT, main["id"]))[
+        "endpoints"] if endpoint["type"] == "read_write"]
+    scene.values.update(main_id=main["id"], compute=compute["id"], host=compute["host"])
+
+
+def check_rollback(scene):
+    """After the rescue: main has the snapshot's orders, its name and its compute (so its connection string
+    names the same host), a new id; the branch the migration left is kept as 'main (old)'."""
+    rows, main = main_rows(scene)
+    assert rows == GOOD_ORDERS, rows
+    assert main["id"] != scene.values["main_id"] and main["default"], main
+    computes = scene.api("/projects/%s/branches/%s/endpoints" % (DEMO_PROJECT, main["id"]))["endpoints"]
+    assert scene.values["compute"] in [compute["id"] for compute in computes], computes
+    uri = scene.api("/projects/%s/connection_uri?branch_id=%s&role_name=neondb_owner&database_name=neondb" % (
+        DEMO_PROJECT, main["id"]))["uri"]
+    assert "@%s/" % scene.values["host"] in uri, "the connection string does not name main's compute any more"
+    assert branch_named(scene, DEMO_PROJECT, "main (old)") is not None
+
+
+def check_recovery_page(scene):
+    """The restore job template asks the survey's four answers; the release branch is the default now."""
+    (template,) = [call["args"] for call in scene.awx_calls() if call["module"] == "job_template"]
+    asked = [question["variable"] for question in template["survey_spec"]["spec"]]
+    assert asked == ["survey_project_id", "survey_branch", "survey_moment", "survey_ticket"], asked
+    assert branch_named(scene, DEMO_PROJECT, "release-2026-11")["default"]
+
+
 # ---------------------------------------------------------------------------------------------- the tables
 
 WRITES_ETC = "it writes a secret below /etc on the controller; in check mode the key is not created, so nothing is written"
@@ -766,6 +855,11 @@ LIVE_URL = "https://console.neon.tech/api/v2"
 PAGES_RUN = "authentication, inventory (AWX), key-types, pagination, troubleshooting and waiting"
 # The EXAMPLES of the modules that only read, or that run in check mode: one run.
 READERS_RUN = "EXAMPLES of api_key, api_key_info, auth_info, branch_info, operation_info, project, projects_info"
+# The EXAMPLES of the modules of an organization's governance: they change what none of the others reads.
+GOVERNANCE_RUN = ("EXAMPLES of consumption_info, organization_member, organization_member_info, project_permission, "
+                  "project_vpc_endpoint, vpc_endpoint, vpc_endpoint_info")
+# The EXAMPLES of the snapshot modules: one story of the demo project's snapshots, then a schedule.
+SNAPSHOTS_RUN = "EXAMPLES of snapshot, snapshot_info, snapshot_restore, snapshot_schedule"
 
 BLOCKS = {
     # application-database.rst: one story, in one run
@@ -800,6 +894,19 @@ BLOCKS = {
     "project-baseline.rst: The baseline as AWX job templates - a nightly drift report and the fix": Run(),
     "project-baseline.rst: Offboard a person - out of the organization and out of every project they were given":
         Run(group="baseline"),
+    # recovery-runbooks.rst: the restore and the rollback each on a simulator of their own (a branch restored
+    # with a state kept is no root branch any more, and only a root branch can be snapshotted)
+    "recovery-runbooks.rst: Restore a branch to a moment of its history": Run(
+        group="recovery: restore", play_vars={
+            "survey_project_id": DEMO_PROJECT, "survey_branch": "main", "survey_ticket": "INC-42",
+            "survey_moment": lambda scene: scene.values["moment"]},
+        why="the survey's answers: the demo project's main, a moment between its orders and a bad change"),
+    "recovery-runbooks.rst: The point-in-time restore as an AWX job template": Run(),
+    "recovery-runbooks.rst: Migrate the production branch, rolled back to a snapshot if the migration fails": Run(
+        group="recovery: rollback", files={"app/manage.py": lambda scene: Executable(MIGRATION_STUB)},
+        why="the application's migration command: a stand-in that empties the orders table and fails"),
+    "recovery-runbooks.rst: Staging's schema must be production's before the deploy": Run(),
+    "recovery-runbooks.rst: Make the release branch the project's default": Run(),
     # execution-environments.rst
     "execution-environments.rst: version: 3": Checked(
         check_execution_environment_meta, "the collection's meta/execution-environment.yml"),
@@ -848,6 +955,19 @@ BLOCKS = {
         why="the job's credential: an organization key, as the examples assert"),
     "branch.py EXAMPLES": Run(),
     "branch_info.py EXAMPLES": Run(group=READERS_RUN),
+    "branch_restore.py EXAMPLES": Run(),
+    "branch_schema_info.py EXAMPLES": Run(group=READERS_RUN),
+    "consumption_info.py EXAMPLES": Run(group=GOVERNANCE_RUN),
+    "organization_member.py EXAMPLES": Run(group=GOVERNANCE_RUN),
+    "organization_member_info.py EXAMPLES": Run(group=GOVERNANCE_RUN),
+    "project_permission.py EXAMPLES": Run(group=GOVERNANCE_RUN),
+    "project_vpc_endpoint.py EXAMPLES": Run(group=GOVERNANCE_RUN),
+    "vpc_endpoint.py EXAMPLES": Run(group=GOVERNANCE_RUN),
+    "vpc_endpoint_info.py EXAMPLES": Run(group=GOVERNANCE_RUN),
+    "snapshot.py EXAMPLES": Run(group=SNAPSHOTS_RUN),
+    "snapshot_info.py EXAMPLES": Run(group=SNAPSHOTS_RUN),
+    "snapshot_restore.py EXAMPLES": Run(group=SNAPSHOTS_RUN),
+    "snapshot_schedule.py EXAMPLES": Run(group=SNAPSHOTS_RUN),
     "connection_info.py EXAMPLES": Run(files={"migrate": migrate_stub},
                                        why="the application's migration command, a stand-in"),
     "database.py EXAMPLES": Run(),
@@ -878,6 +998,9 @@ GROUPS = {
     "key-rotation.rst": Group(setup=stale_and_fresh_keys, check=check_key_rotation),
     "baseline": Group(setup=share_with_riley, inventory="project-baseline.rst: # baseline.neon.yml", check=check_baseline),
     "project-baseline.rst": Group(check=check_baseline_job_templates),
+    "recovery: restore": Group(setup=orders_then_a_bad_change, check=check_point_in_time_restore),
+    "recovery: rollback": Group(setup=orders_and_a_failing_migration, check=check_rollback),
+    "recovery-runbooks.rst": Group(check=check_recovery_page),
     "branch.py EXAMPLES": Group(check=check_branch_examples),
     "connection_info.py EXAMPLES": Group(check=check_connection_examples),
     "database.py EXAMPLES": Group(check=check_database_examples),
