@@ -33,6 +33,7 @@ import re
 
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
+from ansible_collections.neon.cloud.plugins.module_utils._api.timestamps import timestamp as seconds_of
 from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
     BRANCH,
     branch_label,
@@ -149,6 +150,15 @@ def restore_plan(branch, source, branches, timestamp=None, lsn=None, preserve_un
                        body, what)
 
 
+def same_point(shown, asked):
+    """Whether a branch point the service shows (``parent_timestamp``, given to the second) is the moment asked: a
+    moment asked with fractions of a second is the point shown within that second."""
+    first, second = seconds_of(shown), seconds_of(asked)
+    if first is None or second is None or first != int(first):
+        return same_time(shown, asked)
+    return int(first) == int(second // 1)
+
+
 def _restored_before(branch, found, label, timestamp, lsn):
     """The plan when a branch of the name to preserve exists: an earlier restore of this branch made it (it is the
     branch's parent: the service makes the preserved branch the restored one's parent), or a refusal."""
@@ -162,7 +172,7 @@ def _restored_before(branch, found, label, timestamp, lsn):
                                                      found["name"]))
     warnings = []
     earlier_timestamp, earlier_lsn = branch.get("parent_timestamp"), branch.get("parent_lsn")
-    if (timestamp is not None and earlier_timestamp and not same_time(earlier_timestamp, timestamp)) or \
+    if (timestamp is not None and earlier_timestamp and not same_point(earlier_timestamp, timestamp)) or \
             (lsn is not None and earlier_lsn and not same_lsn(earlier_lsn, lsn)):
         warnings.append("%s was restored before to %s, not to %s as asked now, and keeps that state: the branch %r "
                         "(id %s) that restore preserved exists. To restore it again, give another preserve_under_name"

@@ -85,6 +85,13 @@ def test_a_rerun_finds_the_preserved_branch_as_the_parent_and_restores_nothing()
     same = restore_plan(restored, restored, [restored, kept], timestamp="2026-05-04T02:55:00+00:00",
                         preserve_under_name="main-old")
     assert same.warnings == []
+    # the service shows the point to the second: a moment asked with microseconds within it is that point
+    to_the_second = restore_plan(restored, restored, [restored, kept], timestamp="2026-05-04T02:55:00.868470Z",
+                                 preserve_under_name="main-old")
+    assert to_the_second.warnings == []
+    next_second = restore_plan(restored, restored, [restored, kept], timestamp="2026-05-04T02:55:01.000001Z",
+                               preserve_under_name="main-old")
+    assert next_second.warnings != []
     by_lsn = restore_plan(dict(restored, parent_lsn="0/1A"), restored, [restored, kept], lsn="0/1a",
                           preserve_under_name="main-old")
     assert by_lsn.action == NOTHING and by_lsn.warnings == []
