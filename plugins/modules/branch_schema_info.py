@@ -15,8 +15,8 @@ description:
   - Returns the schema of a database on a branch - as it is now, or at a point of the branch's history - as
     pg_dump-style SQL (RV(sql)) or, with O(format=json), as a list of tables and their columns (RV(json)).
   - With O(compare_to), returns instead how the branch's schema differs from another branch's (each at its own
-    point, when given) - the service's unified diff in RV(schema_diff), and RV(differs) - so that a playbook can
-    assert that staging's schema matches production's before a deploy.
+    point, when given) - the service's unified diff in RV(schema_diff), and RV(differs) - so that a playbook
+    can check that staging's schema matches production's before a deploy.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
