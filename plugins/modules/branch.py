@@ -72,7 +72,6 @@ options:
         as asked.
     type: str
     choices: [parent-data, schema-only]
-    version_added: 1.1.0
   protected:
     description: Whether the branch is protected (the service limits how many a plan may have).
     type: bool
@@ -102,7 +101,6 @@ options:
         any other branch it changes nothing.
       - The default branch cannot expire (O(expires_at)).
     type: bool
-    version_added: 1.1.0
   reset_from_parent:
     description:
       - Bring an existing branch back to its parent's latest state, keeping its name, id, computes and their hosts.
@@ -248,7 +246,6 @@ previous_default:
       null when the project had none.
   returned: when O(default=true)
   type: dict
-  version_added: 1.1.0
   contains:
     id:
       description: Its id.

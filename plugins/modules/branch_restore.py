@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: branch_restore
 short_description: Restore a Neon branch to a point in its history or to another branch's state
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - Restores a branch to an earlier point of its own history (O(source_timestamp) or O(source_lsn)) - the step of a
     runbook after a migration went wrong - or gives it another branch's state (O(source_branch)), at a point of

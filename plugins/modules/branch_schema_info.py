@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: branch_schema_info
 short_description: Read a database's schema on a Neon branch, or how it differs from another branch's
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - Returns the schema of a database on a branch - as it is now, or at a point of the branch's history - as
     pg_dump-style SQL (RV(sql)) or, with O(format=json), as a list of tables and their columns (RV(json)).

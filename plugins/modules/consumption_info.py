@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: consumption_info
 short_description: Read the consumption of a Neon account or of its projects, for a usage report
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - Reads how much compute time, active time, written data and storage an account's projects used in a range of time,
     per hour, day or month - for a monthly report per project, say - and adds each metric up.

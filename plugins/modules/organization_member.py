@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: organization_member
 short_description: Invite people to a Neon organization, change their role, and remove them
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - Makes sure a person, known by their email, belongs to an organization with a given role, or that they do not.
   - O(state=present) invites an email that is neither a member nor invited (the service emails them; someone who

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: organization_member_info
 short_description: List the members and pending invitations of a Neon organization
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - Lists the members of an organization, each with their email and role, and the invitations that are still
     pending.

@@ -95,7 +95,6 @@ options:
             and C(off), which YAML reads as booleans.
           - The service does not document which settings it takes; it refuses those it does not.
         type: dict
-        version_added: 1.1.0
   settings:
     description:
       - The project's settings, as the service names them. Only the settings given are compared and sent; the
@@ -104,7 +103,6 @@ options:
         higher, a chosen maintenance window a paid plan); the service refuses them otherwise, and the task fails
         with its message.
     type: dict
-    version_added: 1.1.0
     suboptions:
       allowed_ips:
         description:
@@ -208,7 +206,6 @@ options:
       - Can only be set when the project is created; an existing project that differs fails the task, and nothing is
         changed.
     type: bool
-    version_added: 1.1.0
   default_branch:
     description: The name of the default branch made with a new project (the service's default is V(main)).
     type: str
@@ -367,14 +364,12 @@ project:
           C(audit_log_level), C(enable_logical_replication), C(hipaa) and the others of O(settings)); a setting never
           set may be absent.
       type: dict
-      version_added: 1.1.0
       sample: {"allowed_ips": {"ips": ["203.0.113.0/24"], "protected_branches_only": false},
                "maintenance_window": {"weekdays": [6, 7], "start_time": "02:00", "end_time": "04:00"},
                "quota": {"compute_time_seconds": 360000}, "enable_logical_replication": false, "hipaa": false}
     store_passwords:
       description: Whether the service stores the passwords of the project's roles.
       type: bool
-      version_added: 1.1.0
       sample: true
 connection_uri:
   description:

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: project_permission
 short_description: Share a Neon project with people by email, and stop sharing it
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - Makes sure a project is shared with the people given by O(emails) (a grant each), or that it is not.
   - Someone a project is shared with has full access to it, except deleting it, and finds it in their own

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: project_vpc_endpoint
 short_description: Restrict a Neon project to connections from one AWS VPC endpoint (Private Networking)
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - Makes sure a project accepts connections only from a given VPC endpoint, with a label, or that it has no such
     restriction.

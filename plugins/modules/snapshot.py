@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: snapshot
 short_description: Take and delete manual snapshots of a Neon branch
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - Makes sure a project has a snapshot of a given name - the state of a branch at a moment, kept to restore later
     with M(neon.cloud.snapshot_restore) - or that it has none.

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: snapshot_info
 short_description: List the snapshots of a Neon project
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - Lists a project's snapshots - those taken by hand (M(neon.cloud.snapshot)) and those a backup schedule took
     (M(neon.cloud.snapshot_schedule)) - optionally only those of one name or of one branch.

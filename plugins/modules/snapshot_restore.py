@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: snapshot_restore
 short_description: Restore a snapshot of a Neon project to a branch, and finalize the restore
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - Restores a snapshot (M(neon.cloud.snapshot)) as a new branch named O(name), holding the data the snapshot
     keeps. With O(finalize=true) the restored branch then takes the place of the target branch - its name, its

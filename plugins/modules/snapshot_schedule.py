@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: snapshot_schedule
 short_description: Set the backup schedule of a Neon branch
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - Makes a branch's backup schedule - when the service takes snapshots of it by itself, and how long it keeps
     them - exactly the items given. Items the branch has and the task does not give are removed; the order of

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: vpc_endpoint
 short_description: Assign an AWS VPC endpoint to a Neon organization in a region (Private Networking)
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - Makes sure an AWS VPC endpoint (AWS PrivateLink) is assigned to a Neon organization in a region, with a label,
     or that it is not. Once assigned, the organization's projects in that region accept connections from that VPC,

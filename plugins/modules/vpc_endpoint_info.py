@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: vpc_endpoint_info
 short_description: List the VPC endpoints of a Neon organization, or those a project is restricted to
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - With O(org_id), lists the AWS VPC endpoints assigned to the organization, in every region or in O(region_id),
     each with its state and the projects restricted to it.

@@ -55,7 +55,13 @@ MANAGES = {
     "modules": {"api_key": "API keys", "api_key_info": "API keys", "auth_info": "API keys", "project": "projects",
                 "projects_info": "projects", "branch": "branches", "branch_info": "branches", "endpoint": "computes",
                 "role": "roles", "database": "databases", "connection_info": "connection strings",
-                "operation_info": "operations", "operation_wait": "operations"},
+                "operation_info": "operations", "operation_wait": "operations", "project_permission": "sharing",
+                "organization_member": "organization members", "organization_member_info": "organization members",
+                "vpc_endpoint": "private networking", "project_vpc_endpoint": "private networking",
+                "vpc_endpoint_info": "private networking", "consumption_info": "consumption",
+                "branch_restore": "restores", "snapshot": "snapshots", "snapshot_info": "snapshots",
+                "snapshot_restore": "snapshots", "snapshot_schedule": "backup schedules",
+                "branch_schema_info": "schema"},
     "inventory": {"projects": "inventory"},
 }
 
