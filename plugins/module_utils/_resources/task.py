@@ -118,6 +118,9 @@ class ResourceTask:
         """A TaskFailure saying what was already changed, with every result kept so far."""
         if self.done:
             msg += ". Changed by this task so far: %s" % "; ".join(self.done)
+        elif getattr(error, "ambiguous", False):
+            # a POST, PATCH or DELETE without a clear answer (a 502, a 504, a timeout): it may have been carried out
+            msg += ". Whether the service carried it out is unknown: run the task again, it finds what is there now"
         elif not self.check_mode:
             msg += ". Nothing was changed"
         fields = {"error": error.to_dict()} if error is not None else {}

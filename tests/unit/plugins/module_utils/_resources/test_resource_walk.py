@@ -585,6 +585,18 @@ def test_update_answered_with_another_object_fails_saying_what_was_done(neon):
     assert caught.value.result["changed"] is True
 
 
+def test_an_update_answered_502_does_not_claim_that_nothing_was_changed(neon):
+    """A PATCH without a clear answer may have been carried out: the message says so, not "Nothing was changed"."""
+    project_id = neon.add_project()
+    branch = neon.add_branch(project_id, "pr-1")
+    neon.faults.append(("PATCH", branch["id"], make_response(502, {"code": "", "message": "bad gateway"})))
+    with pytest.raises(TaskFailure) as caught:
+        branch_task(neon).present(options(name="pr-1", protected=True), False, False)
+    assert "HTTP 502" in caught.value.msg and "Nothing was changed" not in caught.value.msg
+    assert "Whether the service carried it out is unknown: run the task again" in caught.value.msg
+    assert len([entry for entry in neon.log if entry[0] == "PATCH"]) == 1  # never sent blindly again
+
+
 def test_project_create_refused_with_423_fails_clearly_without_polling_a_project_of_none(neon):
     neon.client.retries = 0
     neon.faults.append(("POST", "/projects", make_response(423, {"code": "", "message": "locked"})))
