@@ -67,6 +67,8 @@ options:
       - The metrics to read. Without it, V(active_time_seconds), V(compute_time_seconds), V(written_data_bytes) and
         V(synthetic_storage_size_bytes).
       - V(logical_size_bytes) and V(logical_size_bytes_hour) are read per project only.
+      - V(data_storage_bytes_hour), V(logical_size_bytes) and V(logical_size_bytes_hour) are optional in the
+        service's answers - a timeframe may come without one - and count as 0 in the totals when missing.
     type: list
     elements: str
     choices: [active_time_seconds, compute_time_seconds, written_data_bytes, synthetic_storage_size_bytes,
@@ -77,11 +79,18 @@ extends_documentation_fragment:
   - neon.cloud.api.info_module
   - ansible.builtin.action_common_attributes
 notes:
-  - The two endpoints allow about 30 requests a minute per account together. The task paces its own requests under
-    that - up to 5 at once, then one every 2.4 seconds, never more than 30 in a minute - so a large account's report takes a while (100 projects a
-    request). A request the service still refuses for its rate (other tasks on the same account) is asked again
-    after a pause, up to O(api_retries) times. Run the task once (C(run_once), or on one host), not once per host
-    of an inventory.
+  - The two endpoints allow about 30 requests a minute per account together. A task paces its own requests under
+    that - up to 5 at once, then one every 2.4 seconds, never more than 30 in a minute - so a large account's
+    report takes a while (100 projects a request).
+  - The pace holds B(within one task) only - each task starts with its own burst. Tasks that read the same account
+    at the same time (forks over the hosts of an inventory, several playbooks) are not paced together, and a loop
+    of one task per project starts a burst for each.
+  - To read a fleet's consumption paced, read it in B(one task) - O(project_ids) with every project id (or none, for
+    every project), with C(run_once) or on one host. A per-host task given the keyword C(throttle) set to 1 (or
+    its play C(serial) set to 1) reads one host at a time, so tasks never read at once; their bursts may still go
+    past the limit.
+  - A request the service refuses for its rate (HTTP 429) is asked again by the client after a pause (the
+    C(Retry-After) the service gives, else a growing backoff), up to O(api_retries) times.
   - The service updates the figures about every 15 minutes.
   - For the requests each task costs, see the
     R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
@@ -142,7 +151,8 @@ projects:
       description:
         - The billing periods of the range, as the service answers them - C(period_id), C(period_plan),
           C(period_start), C(period_end) (for past periods) - each with its timeframes in C(consumption).
-        - Each timeframe has C(timeframe_start), C(timeframe_end) and one integer per metric.
+        - Each timeframe has C(timeframe_start), C(timeframe_end) and one integer per metric read (one of the
+          optional metrics may be missing, as O(metrics) says).
       type: list
       elements: dict
       sample: [{"period_id": "79ec829f-1828-4006-ac82-9f1828a0067d", "period_plan": "scale",
@@ -182,33 +192,9 @@ from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModu
 
 
 def work(neon):
-    params = neon.params
-    moment = consumption.now()
-    start = consumption.parse_time(params["from"])
-    end = consumption.parse_time(params["to"]) if params["to"] is not None else moment
-    for name, value in (("from", start), ("to", end)):
-        if value is None:
-            neon.fail("%s must be an ISO 8601 date-time such as 2025-05-01T00:00:00Z, or a date such as 2025-05-01; "
-                      "got %r" % (name, params[name]))
-    per_project = params["scope"] == "projects"
-    if params["project_ids"] is not None and not per_project:
-        neon.fail("project_ids needs scope=projects: the account's consumption is of all its projects")
-    for project_id in params["project_ids"] or ():
+    for project_id in neon.params["project_ids"] or ():
         neon.require_path_parameter("project_ids", project_id)
-    problem = consumption.range_problem(start, end, params["granularity"], moment) or \
-        consumption.metrics_problem(params["metrics"], per_project)
-    if problem:
-        neon.fail(problem)
-    reader = consumption.ConsumptionReader(neon.client, start, end, params["granularity"], params["org_id"],
-                                           params["metrics"])
-    result = reader.projects(params["project_ids"]) if per_project else reader.account()
-    answered = set(item["project_id"] for item in result.get("projects", ()))
-    missing = [project_id for project_id in consumption.unique(params["project_ids"] or []) if project_id not in answered]
-    if missing:
-        result["warnings"] = ["The service answered no consumption for %s (not a project of the account, or no "
-                              "such project)" % ", ".join(missing)]
-    return dict(result, changed=False, range={"from": reader.query["from"], "to": reader.query["to"],
-                                              "granularity": params["granularity"]})
+    return consumption.report(neon.client, neon.params)
 
 
 def main():

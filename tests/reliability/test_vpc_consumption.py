@@ -269,35 +269,38 @@ def test_vpc_endpoint_info_lists_every_region_or_one_with_or_without_details(sim
 # ---------------------------------------------------------------------------------------------- consumption_info
 
 
-class InjectedTime:
-    """This module's ``time`` for consumption.py: its monotonic clock and its pauses are the simulator's clock
-    (a pause moves it forward; nobody sleeps), and ``time()`` is the simulator's now; the rest is the real ``time``."""
+class SimulatorTime:
+    """The clock and the pause of the clients the modules build here (NeonClient's ``clock`` and ``sleep``): a pause
+    moves the simulator's clock forward (nobody sleeps), and the clock counts the pauses; consumption.py's pacer
+    takes both from the client."""
 
     def __init__(self, sim):
         self.sim = sim
-        self.monotonic_now = 0.0
+        self.now = 0.0
         self.pauses = []
 
-    def __getattr__(self, name):
-        return getattr(time, name)
-
-    def monotonic(self):
-        return self.monotonic_now
+    def clock(self):
+        return self.now
 
     def sleep(self, seconds):
         self.pauses.append(seconds)
-        self.monotonic_now += seconds
+        self.now += seconds
         self.sim.advance_clock(seconds)
-
-    def time(self):
-        return self.sim.state.clock.time()
 
 
 @pytest.fixture
 def paced(sim, monkeypatch):
-    """consumption.py on the simulator's clock, and a fresh consumption rate limit (30 a minute, bursts of 30)."""
-    injected = InjectedTime(sim)
-    monkeypatch.setattr(consumption_module(), "time", injected)
+    """Modules whose client runs on the simulator's clock (SimulatorTime), and a fresh consumption rate limit (30 a
+    minute, bursts of 30)."""
+    from ansible_collections.neon.cloud.plugins.module_utils import _module
+    from ansible_collections.neon.cloud.plugins.module_utils._api.connection import make_client
+
+    injected = SimulatorTime(sim)
+
+    def simulated_client(options):
+        return make_client(options, clock=injected.clock, sleep=injected.sleep)
+
+    monkeypatch.setattr(_module, "make_client", simulated_client)
     sim.state.set_consumption_limits({"rate_per_minute": 30, "burst": 30})
     yield injected
     sim.state.set_consumption_limits({"rate_per_minute": 30, "burst": 30})
@@ -381,6 +384,22 @@ def test_consumption_paces_its_requests_under_the_limit_on_the_injected_clock(si
     for index, entry in enumerate(entries):
         assert len([other for other in entries[index:] if other["time"] < entry["time"] + 60]) <= 30
     assert sum(paced.pauses) == pytest.approx(11 * 60.0 / consumption.PACE_PER_MINUTE)  # 5 at once, then paced
+
+
+def test_consumption_takes_an_answer_without_an_optional_metric_and_counts_it_as_zero(sim, paced):
+    # ConsumptionHistoryPerTimeframe (the OpenAPI document) requires only the four default metrics: an answer whose
+    # timeframe leaves out data_storage_bytes_hour follows the contract, and the report must not fail on it.
+    frames = [{"timeframe_start": "2025-05-%02dT00:00:00Z" % day, "timeframe_end": "2025-05-%02dT00:00:00Z" % (day + 1),
+               "active_time_seconds": 1, "compute_time_seconds": 10 * day, "written_data_bytes": 1,
+               "synthetic_storage_size_bytes": 1} for day in (1, 2)]
+    frames[0]["data_storage_bytes_hour"] = 500
+    answer = {"periods": [{"period_id": "79ec829f-1828-4006-ac82-9f1828a0067d", "period_plan": "scale",
+                           "period_start": "2025-05-01T00:00:00Z", "consumption": frames}]}
+    sim.add_fault(method="GET", path="/api/v2/consumption_history/account", status=200, body=json.dumps(answer))
+    read = ok(run(sim, "consumption_info", org_id=ORG, scope="account", granularity="daily",
+                  metrics=["compute_time_seconds", "data_storage_bytes_hour"], **{"from": iso(sim_now(sim) - 86400)}))
+    assert read["totals"] == {"compute_time_seconds": 30, "data_storage_bytes_hour": 500}
+    assert [frame.get("data_storage_bytes_hour") for frame in read["periods"][0]["consumption"]] == [500, None]
 
 
 def test_consumption_waits_out_a_429_and_fails_with_the_plan_s_403(sim, paced):

@@ -12,12 +12,14 @@ past year, nothing before 2024-03-01. They share a rate limit of about 30 reques
 bucket), past which they answer 429. They are the older ("legacy") endpoints: on usage-based plans their
 figures do not match the invoice.
 
-So the reader checks the range before any request (the same rule as the service's, on this machine's
-clock), asks for full pages, splits ``project_ids`` into requests of 100, follows every cursor to the end,
-and paces its requests under the rate limit with a token bucket of its own (``Pacer``): a burst, then one
-request every few seconds. A 429 that still comes (other runs on the same account) is the client's to
-retry (_api/client.py). The decisions are pure functions, unit-tested; the clock and the pause are
-injected (``time`` here is what the tests replace).
+So the reader checks the options and the range before any request (``report``: the same rule as the
+service's, on this machine's clock), asks for full pages, splits ``project_ids`` into requests of 100, follows
+every cursor to the end, and paces its requests under the rate limit with a token bucket of its own
+(``Pacer``): a burst, then one request every few seconds. The pace holds within one task (one reader): tasks
+run at the same time on one account (a loop's items run one after the other are paced each on its own, forks
+at once are not paced together) each have their own bucket, and a 429 that comes of that is the client's to
+retry (_api/client.py). The decisions are pure functions, unit-tested; the pacer's clock and pause are the
+client's (``client.clock``, ``client.sleep``), so a test drives them through the client it builds.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -29,7 +31,7 @@ import re
 import time
 
 from ansible_collections.neon.cloud.plugins.module_utils._api.answers import Checker
-from ansible_collections.neon.cloud.plugins.module_utils._api.errors import PaginationError
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import PaginationError, TaskFailure
 from ansible_collections.neon.cloud.plugins.module_utils._api.timestamps import timestamp
 
 ACCOUNT_PATH = "/consumption_history/account"
@@ -53,6 +55,10 @@ ACCOUNT_METRICS = ("active_time_seconds", "compute_time_seconds", "written_data_
                    "synthetic_storage_size_bytes", "data_storage_bytes_hour")
 PROJECT_METRICS = ACCOUNT_METRICS + ("logical_size_bytes", "logical_size_bytes_hour")
 DEFAULT_METRICS = ACCOUNT_METRICS[:4]  # what the service answers when none are asked for
+# What ConsumptionHistoryPerTimeframe requires (the OpenAPI document): the four default metrics. The others
+# (data_storage_bytes_hour, logical_size_bytes, logical_size_bytes_hour) are optional: a timeframe without one
+# is taken as it is, and counts as 0 in the totals.
+REQUIRED_METRICS = DEFAULT_METRICS
 # Sizes at a moment: their total over a range is the largest value seen, not a sum.
 SIZE_METRICS = ("synthetic_storage_size_bytes", "logical_size_bytes")
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
@@ -61,11 +67,6 @@ _DAY = 86400
 
 
 # ---------------------------------------------------------------------------------------------- times
-
-
-def now():
-    """This machine's time, seconds since the epoch (what a range is checked against)."""
-    return time.time()
 
 
 def parse_time(value):
@@ -194,14 +195,15 @@ def pace(tokens, elapsed, rate, burst):
 
 
 class Pacer:
-    """Paces requests under the consumption endpoints' rate limit: PACE_BURST at once, then PACE_PER_MINUTE a
-    minute. ``clock`` (monotonic seconds) and ``sleep`` default to this module's ``time``'s."""
+    """Paces one reader's requests under the consumption endpoints' rate limit: PACE_BURST at once, then
+    PACE_PER_MINUTE a minute, on ``clock`` (monotonic seconds) with ``sleep`` for the pauses: the client's
+    (``client.clock``, ``client.sleep``). Another task has a bucket of its own: the pace holds within one task."""
 
-    def __init__(self, per_minute=PACE_PER_MINUTE, burst=PACE_BURST, clock=None, sleep=None):
+    def __init__(self, clock, sleep, per_minute=PACE_PER_MINUTE, burst=PACE_BURST):
         self.rate = per_minute / 60.0
         self.burst = burst
-        self.clock = clock or time.monotonic
-        self.sleep = sleep or time.sleep
+        self.clock = clock
+        self.sleep = sleep
         self.tokens = burst
         self.last = None
         self.paused = 0.0  # seconds paused in all
@@ -221,12 +223,13 @@ class Pacer:
 
 
 def checked_periods(check, periods, where, metrics):
-    """ConsumptionHistoryPerPeriod objects, each with its timeframes, and in them the ``metrics`` asked for
-    (integers: the totals add them)."""
+    """ConsumptionHistoryPerPeriod objects, each with its timeframes, and in them the ``metrics`` asked for that
+    the schema requires (REQUIRED_METRICS); every metric there is an integer (the totals add them)."""
     period_fields = {"period_id": (str,), "period_plan": (str,), "period_start": (str,), "consumption": (list,)}
     check.each(check.list(periods, where), where, required=period_fields, optional={"period_end": (str,)})
-    frame_fields = dict(required=dict((metric, (int,)) for metric in metrics),
-                        optional=dict((metric, (int,)) for metric in PROJECT_METRICS if metric not in metrics))
+    required = [metric for metric in metrics if metric in REQUIRED_METRICS]
+    frame_fields = dict(required=dict((metric, (int,)) for metric in required),
+                        optional=dict((metric, (int,)) for metric in PROJECT_METRICS if metric not in required))
     frame_fields["required"].update(timeframe_start=(str,), timeframe_end=(str,))
     for index, period in enumerate(periods):
         at = "%s[%d].consumption" % (where, index)
@@ -265,14 +268,15 @@ def projects_answer(data, path, metrics):
 
 
 class ConsumptionReader:
-    """Reads the consumption of one range: the account's (one request) or every page of its projects'."""
+    """Reads the consumption of one range: the account's (one request) or every page of its projects', paced on
+    the client's clock (``pacer``: a Pacer of its own otherwise)."""
 
     def __init__(self, client, start, end, granularity, org_id=None, metrics=None, pacer=None):
         self.client = client
         self.metrics = list(metrics or DEFAULT_METRICS)
         self.query = {"from": iso(start), "to": iso(end), "granularity": granularity, "org_id": org_id,
                       "metrics": ",".join(metrics) if metrics else None}
-        self.pacer = pacer or Pacer()
+        self.pacer = pacer or Pacer(client.clock, client.sleep)
         self.requests = 0
 
     def _get(self, path, params):
@@ -310,3 +314,66 @@ class ConsumptionReader:
             else:
                 raise PaginationError(PROJECTS_PATH, "gave up after %d pages; the list does not end" % MAX_PAGES)
         return {"projects": read, "totals": totals([item["periods"] for item in read], self.metrics)}
+
+
+# ---------------------------------------------------------------------------------------------- the task
+
+
+def time_problem(name, value):
+    """Why ``value`` of option ``name`` is no time a range can start or end at, or None."""
+    if parse_time(value) is not None:
+        return None
+    return "%s must be an ISO 8601 date-time such as 2025-05-01T00:00:00Z, or a date such as 2025-05-01; got %r" % (
+        name, value)
+
+
+def options_problem(options, now):
+    """Why consumption_info's ``options`` (``from``, ``to``, ``granularity``, ``scope``, ``project_ids``,
+    ``metrics``) cannot be read at ``now`` (seconds since the epoch), or None: what the service would refuse, in
+    words that name the option or the limit."""
+    problem = time_problem("from", options["from"])
+    if problem is None and options.get("to") is not None:
+        problem = time_problem("to", options["to"])
+    if problem:
+        return problem
+    per_project = options["scope"] == "projects"
+    if options.get("project_ids") is not None and not per_project:
+        return "project_ids needs scope=projects: the account's consumption is of all its projects"
+    start, end = time_range(options, now)
+    return range_problem(start, end, options["granularity"], now) or \
+        metrics_problem(options.get("metrics"), per_project)
+
+
+def time_range(options, now):
+    """(from, to) of ``options`` in seconds since the epoch; ``to`` is ``now`` when not given."""
+    return parse_time(options["from"]), parse_time(options["to"]) if options.get("to") is not None else now
+
+
+def not_answered(project_ids, projects):
+    """The ids of ``project_ids`` (None: every project, so none) that ``projects`` (as read) do not hold, in order."""
+    answered = set(item["project_id"] for item in projects)
+    return [project_id for project_id in unique(project_ids or []) if project_id not in answered]
+
+
+def report(client, options, now=None):
+    """consumption_info's result for its ``options``: a TaskFailure, before any request, for options the service
+    would refuse (``options_problem``, on this machine's clock unless ``now`` is given); else the consumption read
+    (``projects`` or ``periods``, and ``totals``), the range as asked, and a warning naming the project ids the
+    service answered nothing for."""
+    now = time.time() if now is None else now
+    problem = options_problem(options, now)
+    if problem:
+        raise TaskFailure(problem, changed=False)
+    start, end = time_range(options, now)
+    reader = ConsumptionReader(client, start, end, options["granularity"], options.get("org_id"),
+                               options.get("metrics"))
+    if options["scope"] != "projects":
+        result = reader.account()
+    else:
+        result = reader.projects(options.get("project_ids"))
+        missing = not_answered(options.get("project_ids"), result["projects"])
+        if missing:
+            result["warnings"] = ["The service answered no consumption for %s (not a project of the account, or no "
+                                  "such project)" % ", ".join(missing)]
+    return dict(result, changed=False, range={"from": reader.query["from"], "to": reader.query["to"],
+                                              "granularity": options["granularity"]})

@@ -17,19 +17,23 @@ from ansible_collections.neon.cloud.plugins.module_utils._account import consump
 from ansible_collections.neon.cloud.plugins.module_utils._account.consumption import (
     ConsumptionReader,
     Pacer,
+    account_answer,
     chunks,
     earliest,
     metrics_problem,
     next_cursor,
+    not_answered,
+    options_problem,
     pace,
     parse_time,
     projects_answer,
     range_problem,
+    report,
     round_down,
     totals,
     unique,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._api.errors import PaginationError, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import PaginationError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import FakeClock, sent_params
 
 NOW = calendar.timegm((2025, 6, 15, 12, 30, 0))
@@ -134,7 +138,7 @@ def test_the_bucket_lets_a_burst_go_then_one_request_per_refill():
 
 def test_a_pacer_stays_under_the_service_limit_in_any_minute():
     clock = FakeClock(start=0.0)
-    pacer = Pacer(clock=clock, sleep=clock.sleep)
+    pacer = Pacer(clock, clock.sleep)
     moments = []
     for _request in range(60):
         pacer.wait()
@@ -150,7 +154,7 @@ def test_a_pacer_stays_under_the_service_limit_in_any_minute():
 
 def test_time_that_passed_between_requests_refills_the_bucket():
     clock = FakeClock(start=0.0)
-    pacer = Pacer(clock=clock, sleep=clock.sleep)
+    pacer = Pacer(clock, clock.sleep)
     for _request in range(5):
         pacer.wait()
     clock.advance(12.0)  # five requests' worth
@@ -190,6 +194,71 @@ def test_an_answer_without_a_metric_asked_for_or_with_a_wrong_type_is_refused():
         projects_answer({"periods": []}, "/c", ["compute_time_seconds"])
 
 
+def test_an_optional_metric_missing_from_a_timeframe_is_taken_and_counts_as_zero():
+    # ConsumptionHistoryPerTimeframe requires the four default metrics only: data_storage_bytes_hour,
+    # logical_size_bytes and logical_size_bytes_hour may be missing from an answer that follows the contract.
+    asked = ["compute_time_seconds", "data_storage_bytes_hour", "logical_size_bytes", "logical_size_bytes_hour"]
+    periods = [period(("d1", {"compute_time_seconds": 7}), ("d2", {"compute_time_seconds": 1, "logical_size_bytes": 30}))]
+    answer = {"projects": [{"project_id": "p-1", "periods": periods}]}
+    projects, _cursor = projects_answer(answer, "/c", asked)
+    assert totals([projects[0]["periods"]], asked) == {"compute_time_seconds": 8, "data_storage_bytes_hour": 0,
+                                                       "logical_size_bytes": 30, "logical_size_bytes_hour": 0}
+    assert account_answer({"periods": [period(("d1", {"compute_time_seconds": 7}))]}, "/a",
+                          ["compute_time_seconds", "data_storage_bytes_hour"])[0]["consumption"][0][
+                              "compute_time_seconds"] == 7
+    with pytest.raises(UnexpectedAnswer, match="data_storage_bytes_hour must be an integer"):
+        account_answer({"periods": [period(("d1", {"compute_time_seconds": 7, "data_storage_bytes_hour": "1"}))]},
+                       "/a", ["compute_time_seconds", "data_storage_bytes_hour"])
+    with pytest.raises(UnexpectedAnswer, match="compute_time_seconds is missing"):  # a required one asked for
+        account_answer({"periods": [period(("d1", {"data_storage_bytes_hour": 7}))]}, "/a",
+                       ["compute_time_seconds", "data_storage_bytes_hour"])
+
+
+# ---------------------------------------------------------------------------------------------- the task's options
+
+
+def given(**options):
+    """consumption_info's options as Ansible gives them."""
+    return dict({"from": "2025-06-01", "to": None, "granularity": "daily", "scope": "projects", "project_ids": None,
+                 "org_id": None, "metrics": None}, **options)
+
+
+@pytest.mark.parametrize("options, words", [
+    (given(**{"from": "last tuesday"}), "from must be an ISO 8601 date-time"),
+    (given(to="soon"), "to must be an ISO 8601 date-time"),
+    (given(scope="account", project_ids=["p-1"]), "project_ids needs scope=projects"),
+    (given(granularity="hourly"), "granularity hourly reaches only the last 168 hours"),
+    (given(scope="account", metrics=["logical_size_bytes"]), "is not read for the account"),
+    (given(to="2025-05-01"), "is after to"),
+])
+def test_options_the_service_would_refuse_are_named(options, words):
+    assert words in options_problem(options, NOW)
+
+
+def test_options_within_reach_are_taken():
+    assert options_problem(given(), NOW) is None
+    assert options_problem(given(scope="account", to="2025-06-02T00:00:00+02:00"), NOW) is None
+
+
+def test_the_project_ids_not_answered_are_named_once_in_order():
+    assert not_answered(["p-2", "p-1", "p-2", "p-3"], [{"project_id": "p-1"}]) == ["p-2", "p-3"]
+    assert not_answered(None, [{"project_id": "p-1"}]) == []
+
+
+def test_a_report_refused_sends_nothing_and_one_read_names_what_was_not_answered():
+    clock = FakeClock(start=0.0)
+    service = ConsumptionService(["p-1", "p-2"], clock)
+    with pytest.raises(TaskFailure, match="reaches only the last 168 hours") as refused:
+        report(service, given(granularity="hourly"), now=NOW)
+    assert refused.value.result == {"changed": False} and service.calls == []
+    result = report(service, given(project_ids=["p-2", "p-9"]), now=NOW)
+    assert [item["project_id"] for item in result["projects"]] == ["p-2"]
+    assert result["warnings"] == ["The service answered no consumption for p-9 (not a project of the account, or "
+                                  "no such project)"]
+    assert result["changed"] is False and result["range"] == {
+        "from": "2025-06-01T00:00:00Z", "to": "2025-06-15T12:30:00Z", "granularity": "daily"}
+
+
 # ---------------------------------------------------------------------------------------------- the reader
 
 
@@ -199,7 +268,8 @@ class ConsumptionService:
 
     def __init__(self, project_ids, clock):
         self.project_ids = list(project_ids)
-        self.clock = clock
+        self.clock = clock  # as NeonClient's: the monotonic clock and the pause every wait of the task takes
+        self.sleep = clock.sleep
         self.calls = []
 
     def get(self, path, params=None, deadline=None):  # pylint: disable=unused-argument
@@ -223,7 +293,7 @@ class ConsumptionService:
 
 def reader_of(service, clock):
     return ConsumptionReader(service, at(2025, 5, 1), NOW, "monthly", org_id="org-1",
-                             pacer=Pacer(clock=clock, sleep=clock.sleep))
+                             pacer=Pacer(clock, clock.sleep))
 
 
 def test_every_page_of_every_project_is_read_with_full_pages():
@@ -268,3 +338,12 @@ def test_many_pages_are_paced_under_the_limit_on_the_injected_clock():
     moments = [moment for moment, _path, _params in service.calls]
     assert len(moments) == 16 and moments[:5] == [0.0] * 5
     assert moments[5:] == [pytest.approx(2.4 * number) for number in range(1, 12)]
+
+
+def test_without_a_pacer_the_reader_paces_on_the_client_s_clock_and_pauses_with_its_sleep():
+    clock = FakeClock(start=0.0)
+    service = ConsumptionService(["p-%04d" % number for number in range(700)], clock)  # 8 pages
+    ConsumptionReader(service, at(2025, 5, 1), NOW, "monthly").projects()
+    moments = [moment for moment, _path, _params in service.calls]
+    assert moments == [0.0] * 5 + [pytest.approx(2.4 * number) for number in range(1, 4)]
+    assert clock.sleeps == [pytest.approx(2.4)] * 3  # the client's sleep: nothing slept in real time
