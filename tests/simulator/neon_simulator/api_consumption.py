@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from werkzeug.routing import Rule
 
-from .consumption import ACCOUNT_METRICS, PROJECT_METRICS, PROJECTS_LIMIT, NotAcceptable, Query, TooManyRequests
-from .web import API_PREFIX, CONTROL_PREFIX, int_arg, json_body, request_id_of
+from .consumption import ACCOUNT_METRICS, PROJECT_METRICS, PROJECTS_LIMIT, Query
+from .web import API_PREFIX, CONTROL_PREFIX, int_arg, json_body
 
 
 def consumption_rules():
@@ -28,37 +28,19 @@ def consumption_control_rules():
     ]
 
 
-def _refused(request, status, exc):
-    """The GeneralError of a 406 or 429 (the statuses errors.py has no class for), with the request's id."""
-    return status, {"code": "", "message": str(exc), "request_id": request_id_of(request)}
-
-
 class ConsumptionRoutes:
-    """The handlers, mixed into SimulatorApp: each answers (status, payload)."""
-
-    def _consumption(self, request, read):
-        try:
-            return 200, read()
-        except NotAcceptable as exc:
-            return _refused(request, 406, exc)
-        except TooManyRequests as exc:
-            return _refused(request, 429, exc)
+    """The handlers, mixed into SimulatorApp: each answers (status, payload). Their refusals (406 outside a
+    granularity's reach, 429 past the rate limit, ...) are errors.py's, answered as every refusal is."""
 
     def _api_consumption_account(self, request, key):
-        def read():
-            self.state.take_consumption_token(key)
-            return self.state.api_consumption_account(key, Query(request.args, ACCOUNT_METRICS))
-
-        return self._consumption(request, read)
+        self.state.take_consumption_token(key)
+        return 200, self.state.api_consumption_account(key, Query(request.args, ACCOUNT_METRICS))
 
     def _api_consumption_projects(self, request, key):
-        def read():
-            self.state.take_consumption_token(key)
-            limit = int_arg(request.args, "limit", PROJECTS_LIMIT)
-            query = Query(request.args, PROJECT_METRICS, per_project=True)
-            return self.state.api_consumption_projects(key, query, limit)
-
-        return self._consumption(request, read)
+        self.state.take_consumption_token(key)
+        limit = int_arg(request.args, "limit", PROJECTS_LIMIT)
+        query = Query(request.args, PROJECT_METRICS, per_project=True)
+        return 200, self.state.api_consumption_projects(key, query, limit)
 
     def _control_get_consumption_rate_limit(self, request):
         del request

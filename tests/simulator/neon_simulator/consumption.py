@@ -26,7 +26,7 @@ import time
 import uuid
 
 from .clock import iso_seconds, parse_timestamp
-from .errors import Forbidden, InvalidRequest, NotFound
+from .errors import Forbidden, InvalidRequest, NotAcceptable, NotFound, TooManyRequests
 from .ids import ID_RE
 from .model import ORGANIZATION_KEY, PERSONAL_KEY, PROJECT_KEY
 from .ratelimit import RateLimiter
@@ -34,7 +34,8 @@ from .ratelimit import RateLimiter
 # ---------------------------------------------------------------------- CHOICES (the notes: unknown)
 # The rate limit: 30 requests a minute per account (DOCS: "about 30"), bursts of 30, on the simulator's clock.
 # The account is the caller's: the user of a personal key, the organization of an organization or project key.
-# The 429 carries no Retry-After (none is documented); every request to either endpoint takes a token, before
+# The 429 (none of its headers is documented) carries Retry-After, the whole seconds until the bucket holds a
+# token again, as the simulator's other rate limits do; every request to either endpoint takes a token, before
 # any other check.
 RATE_PER_MINUTE = 30.0
 RATE_BURST = 30.0
@@ -67,14 +68,6 @@ PROJECT_IDS_MAX = 100
 # Billing periods are calendar months; ``period_end`` only for a period that has ended (SPEC: "past periods only").
 _HOUR_US = 3600 * 1000000
 _DAY_US = 24 * _HOUR_US
-
-
-class NotAcceptable(Exception):
-    """406: a range outside the granularity's limits (the handler answers it: errors.py has no 406)."""
-
-
-class TooManyRequests(Exception):
-    """429: the consumption rate limit (the handler answers it)."""
 
 
 # ---------------------------------------------------------------------- time
@@ -291,8 +284,9 @@ class ConsumptionMixin:
     def take_consumption_token(self, key):
         """Spend one of the caller's tokens (both endpoints share them), or TooManyRequests: before any other check."""
         limiter = self.consumption_limiter
-        if limiter is not None and limiter.check(self._caller_account(key)) is not None:
-            raise TooManyRequests(MESSAGE_TOO_MANY % self.consumption_limits["rate_per_minute"])
+        wait = limiter.check(self._caller_account(key)) if limiter is not None else None
+        if wait is not None:
+            raise TooManyRequests(MESSAGE_TOO_MANY % self.consumption_limits["rate_per_minute"], retry_after=wait)
 
     def _consumption_account(self, key, org_id):
         """(account id, plan, its projects) the request reads, or the refusal (403, 404)."""

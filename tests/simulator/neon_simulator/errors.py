@@ -20,6 +20,10 @@ class NotFound(LookupError):
     """A project, operation, key or organization that does not exist (or that the key cannot see): 404."""
 
 
+class NotAcceptable(RuntimeError):
+    """406: e.g. a consumption range outside its granularity's limits."""
+
+
 class Conflict(RuntimeError):
     """A request that does not fit the current state: 409 (control API: releasing an operation not held;
     API: a branch, role, database or read_write compute that already exists)."""
@@ -39,6 +43,20 @@ class Locked(RuntimeError):
     """423: the project runs conflicting operations; the client retries later."""
 
 
+class TooManyRequests(RuntimeError):
+    """429: a rate limit spent (e.g. the consumption endpoints' bucket). ``retry_after``: whole seconds until a
+    request may go again, answered as the ``Retry-After`` header (``headers``)."""
+
+    def __init__(self, message, retry_after=None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+    @property
+    def headers(self):
+        """The headers of the answer beyond the error body's."""
+        return {} if self.retry_after is None else {"Retry-After": str(self.retry_after)}
+
+
 def with_code(exc, code):
     """``exc`` carrying the error body's ``code`` (most of the live service's errors have ``""``)."""
     exc.code = code
@@ -50,8 +68,10 @@ API_ERRORS = (
     (InvalidRequest, 400),
     (Forbidden, 403),
     (NotFound, 404),
+    (NotAcceptable, 406),
     (Conflict, 409),
     (PreconditionFailed, 412),
     (Unprocessable, 422),
     (Locked, 423),
+    (TooManyRequests, 429),
 )

@@ -12,6 +12,7 @@ import calendar
 import time
 import uuid
 
+import pytest
 import requests
 
 API_KEY = "sim-selftest-key-consumption"
@@ -173,3 +174,30 @@ def test_thirty_requests_a_minute_per_account_over_both_endpoints(sim):
     assert call(sim, "projects", **query).status_code == 200
     sim.reset()
     assert requests.get(control, timeout=10).json() == {"rate_per_minute": 30.0, "burst": 30.0}
+
+
+def test_406_and_429_are_errors_py_refusals_and_the_429_says_when_to_ask_again(sim):
+    from neon_simulator.errors import API_ERRORS, NotAcceptable, TooManyRequests
+
+    statuses = dict(API_ERRORS)
+    assert (statuses[NotAcceptable], statuses[TooManyRequests]) == (406, 429)  # answered as every refusal is
+    sim.state.set_consumption_limits({"rate_per_minute": 30, "burst": 1})  # a token every 2 s
+    key = sim.state.authenticate(API_KEY, "127.0.0.1")
+    sim.state.take_consumption_token(key)
+    try:
+        sim.state.take_consumption_token(key)
+    except TooManyRequests as refusal:
+        assert "30 requests a minute" in str(refusal) and refusal.headers == {"Retry-After": "2"}
+    else:
+        raise AssertionError("a second request at once was not refused")
+
+
+@pytest.mark.xfail(strict=True, reason="app.py's refusal answer does not send an exception's headers yet (asked of the "
+                                       "integrator); remove this mark once it does")
+def test_a_429_answer_carries_retry_after(sim):
+    sim.state.set_consumption_limits({"rate_per_minute": 30, "burst": 1})
+    query = {"from": ago(sim, days=2), "to": ago(sim), "granularity": "daily", "org_id": ORG}
+    assert call(sim, "account", **query).status_code == 200
+    response = call(sim, "projects", **query)
+    refused(response, 429, "too many requests")
+    assert response.headers.get("Retry-After") == "2"
