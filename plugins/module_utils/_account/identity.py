@@ -14,7 +14,7 @@ __metaclass__ = type
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_path
-from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, UnexpectedAnswer
 
 # auth_method -> the kind of key, in the words of the API key docs
 KEY_TYPES = {"api_key_user": "personal", "api_key_org": "organization"}
@@ -44,9 +44,23 @@ def describe_organizations(organizations):
     return ", ".join("%s (%s)" % (org["id"], org.get("name") or "no name") for org in organizations)
 
 
-def _refused(error):
-    """A 4xx that says this key may not read that (not a bad key, not a rate limit)."""
+def refused_to_this_key(error):
+    """Whether ``error`` (a NeonAPIError) is a 4xx that says this key may not read that: not a bad key (401), not
+    a timeout (408) nor a rate limit (429), which are the client's or the task's to report."""
     return error.status is not None and 400 <= error.status < 500 and error.status not in (401, 408, 429)
+
+
+def who_am_i_if_told(client):
+    """``who_am_i``, or None when the service does not say: it refuses this key the read
+    (``refused_to_this_key``) or answers what cannot be read."""
+    try:
+        return who_am_i(client)
+    except UnexpectedAnswer:
+        return None
+    except NeonAPIError as error:
+        if refused_to_this_key(error):
+            return None
+        raise
 
 
 def describe_key(client):
@@ -56,7 +70,7 @@ def describe_key(client):
     try:
         result.update(who_am_i(client))
     except NeonAPIError as error:
-        if not _refused(error):
+        if not refused_to_this_key(error):
             raise
     result.pop("auth_data", None)  # what it holds is not documented; nothing here relies on it
     organizations = None
@@ -64,13 +78,13 @@ def describe_key(client):
         try:
             organizations = my_organizations(client)
         except NeonAPIError as error:
-            if not _refused(error):
+            if not refused_to_this_key(error):
                 raise
     if organizations is None and result.get("key_type") == "organization" and result.get("account_id"):
         try:
             organizations = [get_organization(client, result["account_id"])]
         except NeonAPIError as error:
-            if not _refused(error):
+            if not refused_to_this_key(error):
                 raise
     if organizations is not None:
         result["organizations"] = organizations

@@ -23,7 +23,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.neon.cloud.plugins.module_utils._account.identity import who_am_i
+from ansible_collections.neon.cloud.plugins.module_utils._account.identity import who_am_i_if_told
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
@@ -217,24 +217,13 @@ class OrganizationMember:
         except Refusal as refusal:
             raise self.task.refused(refusal)
 
-    def _identity(self):
-        """GET /auth (what key this is), or None when the service does not say."""
-        try:
-            return who_am_i(self.client)
-        except UnexpectedAnswer:
-            return None
-        except NeonAPIError as error:
-            if error.status is not None and 400 <= error.status < 500 and error.status not in (401, 408, 429):
-                return None
-            raise
-
     def _run(self, state):
         member, invitation = self._find()
         self._keep(member, invitation)
         plan = decide_member(member, invitation, self.email, self.role, state)
         problem = only_admin_problem(self.members, member, plan, self.org_id)
         if problem is None and plan.changed:
-            problem = key_problem(self._identity(), self.members, plan, self.org_id)
+            problem = key_problem(who_am_i_if_told(self.client), self.members, plan, self.org_id)
         if problem:
             raise self.task.failure(problem)
         self._note_invitation(invitation, state)
