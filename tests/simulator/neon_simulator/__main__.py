@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2025, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Command line: ``PYTHONPATH=tests/simulator python3 -m neon_simulator --port 0``."""
+"""Command line: ``neon-simulator --port 0`` (installed: ``pip install ./tests/simulator``), or from a clone
+``PYTHONPATH=tests/simulator python3 -m neon_simulator --port 0``."""
 
 from __future__ import annotations
 
@@ -12,13 +13,20 @@ import sys
 import tempfile
 import threading
 
+from .scene_file import SceneError, load_scene
 from .server import Simulator, is_loopback
 
 ENV_API_KEY = "NEON_SIMULATOR_API_KEY"
 
 
+def _program():
+    """How the user started it: the console script, or ``python3 -m neon_simulator``."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return "python3 -m neon_simulator" if name in ("", "__main__.py", "-c", "-m") else name
+
+
 def _parser():
-    parser = argparse.ArgumentParser(prog="python3 -m neon_simulator",
+    parser = argparse.ArgumentParser(prog=_program(),
                                      description="Local simulator of Neon's control-plane HTTP API v2.")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port to listen on (default 0: any free port)")
@@ -36,6 +44,9 @@ def _parser():
     parser.add_argument("--log-requests", action="store_true", help="log every request on stderr")
     parser.add_argument("--only-bootstrap-key", action="store_true",
                         help="seed no API key besides the bootstrap one")
+    parser.add_argument("--scene", metavar="FILE",
+                        help="set this scene at start, on top of the seeded data: users, organizations, projects "
+                             "with their branches, API keys (JSON; YAML with PyYAML installed)")
     return parser
 
 
@@ -71,6 +82,12 @@ def main(argv=None):
                           rate_limit=args.rate_limit, allow_remote=args.allow_remote,
                           log_requests=args.log_requests, extra_keys=not args.only_bootstrap_key,
                           org_key_rate_limit=args.org_key_rate_limit or None, operation_pace=args.operation_pace)
+    if args.scene:
+        try:
+            load_scene(simulator, args.scene)
+        except SceneError as error:
+            print("--scene: %s" % error, file=sys.stderr)
+            return 2
     stopping = threading.Event()
 
     def _stop(_signum, _frame):

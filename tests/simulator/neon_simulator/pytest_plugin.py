@@ -1,0 +1,109 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2025, neon.cloud collection maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The pytest plugin of the installed package (entry point ``pytest11``): a running simulator for
+tests.
+
+``neon_simulator``: a :class:`~neon_simulator.Simulator` on 127.0.0.1, started once per test
+session (per worker with pytest-xdist) and set back to its seed before each test that uses it: no
+project, key, fault, script or request log of an earlier test is left. ``sim.url``, ``sim.api_key``,
+``sim.control_url`` and the in-process methods (``sim.requests()``, ``sim.add_fault(...)``) are there.
+
+``neon_simulator_env``: the variables the command line prints (``NEON_API_URL``, ``NEON_API_KEY``,
+``NEON_SIM_CONTROL_URL``, ``NEON_SIM_DEMO_PROJECT``, ``NEON_SIM_ORG_ID``), for a tool a test starts
+(``subprocess.run([...], env=dict(os.environ, **neon_simulator_env))``).
+
+Settings (pytest.ini, pyproject.toml's ``[tool.pytest.ini_options]``, or ``-o NAME=VALUE``):
+``neon_simulator_scene`` a scene file set after each reset (relative to the settings' file),
+``neon_simulator_seed`` (1) and ``neon_simulator_operation_pace`` (1: the operations the API starts
+take 1-2 s; 0.1 a tenth of that). Nothing is imported or started until a test asks for a fixture.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+import pytest
+
+SCENE_INI = "neon_simulator_scene"
+SEED_INI = "neon_simulator_seed"
+PACE_INI = "neon_simulator_operation_pace"
+
+
+def pytest_addoption(parser):
+    parser.addini(SCENE_INI, "neon_simulator fixture: a scene file (JSON, or YAML with PyYAML) set after each reset",
+                  default="")
+    parser.addini(SEED_INI, "neon_simulator fixture: the seed of the generated data", default="1")
+    parser.addini(PACE_INI, "neon_simulator fixture: how long the operations the API starts take (1: 1-2 s)",
+                  default="1")
+
+
+def _number(config, name, kind, low):
+    text = config.getini(name)
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or value < low:
+        raise pytest.UsageError("%s: %r is not a number of at least %s" % (name, text, low))
+    return value
+
+
+class _Session:
+    """The session's simulator and the scene it is set back to."""
+
+    def __init__(self, config):
+        from neon_simulator import Simulator
+        from neon_simulator.scene_file import SceneError, read_scene
+
+        scene_path = config.getini(SCENE_INI)
+        self.scene = None
+        if scene_path:
+            base = config.inipath.parent if config.inipath else config.rootpath  # the settings' file's folder
+            path = os.path.join(str(base), scene_path)
+            try:
+                self.scene = read_scene(path)
+            except SceneError as error:
+                raise pytest.UsageError("%s: %s" % (SCENE_INI, error)) from None
+        # a key shaped like a real one: 64 characters of [a-z0-9]
+        self.simulator = Simulator(api_key=secrets.token_hex(32), seed=_number(config, SEED_INI, int, 0),
+                                   operation_pace=_number(config, PACE_INI, float, 0.001))
+
+    def fresh(self):
+        """The simulator back to its seed, with the scene set."""
+        from neon_simulator.scene_file import apply_scene
+
+        self.simulator.reset()
+        if self.scene is not None:
+            apply_scene(self.simulator, self.scene)
+        return self.simulator
+
+
+@pytest.fixture(scope="session")
+def neon_simulator_session(pytestconfig):
+    """The session's running simulator (as the last test left it); use ``neon_simulator`` in tests."""
+    session = _Session(pytestconfig)
+    session.simulator.start()
+    try:
+        yield session
+    finally:
+        session.simulator.stop()
+
+
+@pytest.fixture
+def neon_simulator(neon_simulator_session):
+    """A running simulator on 127.0.0.1, back to its seed (and the configured scene) for this test."""
+    return neon_simulator_session.fresh()
+
+
+@pytest.fixture
+def neon_simulator_env(neon_simulator):
+    """What the command line prints, for the tools a test starts: NEON_API_URL, NEON_API_KEY, NEON_SIM_*."""
+    return {
+        "NEON_API_URL": neon_simulator.url,
+        "NEON_API_KEY": neon_simulator.api_key,
+        "NEON_SIM_CONTROL_URL": neon_simulator.control_url,
+        "NEON_SIM_DEMO_PROJECT": neon_simulator.demo_project_id,
+        "NEON_SIM_ORG_ID": neon_simulator.org_id,
+    }
