@@ -108,8 +108,8 @@ vpc_endpoint:
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
 from ansible_collections.neon.cloud.plugins.module_utils._resources.vpc_endpoints import (
-    ProjectRestriction,
-    endpoint_id_problem,
+    ProjectVpcRestriction,
+    vpc_endpoint_id_problem,
 )
 
 
@@ -117,11 +117,11 @@ def work(neon):
     params = neon.params
     for name in ("project_id", "vpc_endpoint_id"):
         neon.require_path_parameter(name)
-    problem = endpoint_id_problem(params["vpc_endpoint_id"])
+    problem = vpc_endpoint_id_problem(params["vpc_endpoint_id"])
     if problem:
         neon.fail(problem)
     task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    restriction = ProjectRestriction(task, params["project_id"], params["vpc_endpoint_id"])
+    restriction = ProjectVpcRestriction(task, params["project_id"], params["vpc_endpoint_id"])
     if params["state"] == "absent":
         return restriction.absent()
     return restriction.present(params["label"])

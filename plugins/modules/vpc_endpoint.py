@@ -141,9 +141,9 @@ vpc_endpoint:
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
 from ansible_collections.neon.cloud.plugins.module_utils._resources.vpc_endpoints import (
-    OrganizationEndpoint,
-    endpoint_id_problem,
-    region_problem,
+    OrganizationVpcEndpoint,
+    vpc_endpoint_id_problem,
+    vpc_region_problem,
 )
 
 
@@ -151,11 +151,11 @@ def work(neon):
     params = neon.params
     for name in ("org_id", "region_id", "vpc_endpoint_id"):
         neon.require_path_parameter(name)
-    problem = region_problem(params["region_id"]) or endpoint_id_problem(params["vpc_endpoint_id"])
+    problem = vpc_region_problem(params["region_id"]) or vpc_endpoint_id_problem(params["vpc_endpoint_id"])
     if problem:
         neon.fail(problem)
     task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    endpoint = OrganizationEndpoint(task, params["org_id"], params["region_id"], params["vpc_endpoint_id"])
+    endpoint = OrganizationVpcEndpoint(task, params["org_id"], params["region_id"], params["vpc_endpoint_id"])
     if params["state"] == "absent":
         return endpoint.absent()
     return endpoint.present(params["label"])

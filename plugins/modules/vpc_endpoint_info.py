@@ -108,8 +108,8 @@ vpc_endpoints:
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 from ansible_collections.neon.cloud.plugins.module_utils._resources.vpc_endpoints import (
-    organization_endpoints,
-    project_endpoints,
+    organization_vpc_endpoints,
+    project_vpc_endpoints,
 )
 
 
@@ -118,9 +118,9 @@ def work(neon):
     for name in ("org_id", "region_id", "project_id"):
         neon.require_path_parameter(name)
     if params["project_id"] is not None:
-        return dict(changed=False, vpc_endpoints=project_endpoints(neon.client, params["project_id"]))
-    return dict(changed=False, vpc_endpoints=organization_endpoints(neon.client, params["org_id"], params["region_id"],
-                                                                    params["details"]))
+        return dict(changed=False, vpc_endpoints=project_vpc_endpoints(neon.client, params["project_id"]))
+    return dict(changed=False, vpc_endpoints=organization_vpc_endpoints(neon.client, params["org_id"],
+                                                                        params["region_id"], params["details"]))
 
 
 def main():

@@ -191,9 +191,10 @@ def _unique(items, key=None):
     return kept
 
 
-def normalised(options):
-    """``options`` as they are compared and sent: the IP entries without whitespace, lists without
-    repeats, weekdays in order, Postgres settings as text. Call after the problems above."""
+def with_settings_normalised(options):
+    """``options`` with their ``settings`` and ``compute.pg_settings`` as they are compared and sent (a copy; the
+    other options as given): the IP entries without whitespace, lists without repeats, weekdays in order,
+    Postgres settings as text. Call after the problems above."""
     settings = options.get("settings")
     compute = options.get("compute")
     if not settings and not (compute and compute.get("pg_settings") is not None):

@@ -51,7 +51,6 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.project_sett
     check_settings,
     compute_settings_body,
     given_options,
-    normalised,
     notes,
     one_way_problem,
     pg_settings_problem,
@@ -59,6 +58,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.project_sett
     shown_fields,
     update_settings,
     window_problem,
+    with_settings_normalised,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource
 
@@ -147,7 +147,7 @@ class Project(Resource):
             settings_problem(options.get("settings"))
 
     def decide(self, current, options):
-        options = self.options = normalised(options)
+        options = self.options = with_settings_normalised(options)
         if current is None and self.unavailable:
             raise self._unknown()
         if current is None and self.project_id is not None:

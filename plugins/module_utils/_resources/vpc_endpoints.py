@@ -14,7 +14,7 @@ assigned to the project's organization; the service refuses otherwise, with its 
 
 Because of that shape (an upsert by id, no operations) an assignment is not the walk of resource.py,
 whose create posts to a collection, looks a lost create up by name and changes with a PATCH: it is
-``Assignment`` below, written once for both, with ResourceTask's requests, failures and results and
+``VpcAssignment`` below, written once for both, with ResourceTask's requests, failures and results and
 plan.py's pure decision. A POST whose answer was lost is not sent again (the request may have been
 carried out); running the task again converges, as the POST is the same every time.
 """
@@ -46,18 +46,18 @@ VPC_ENDPOINT_ID = re.compile(r"^vpce-[0-9a-f]{8,17}$")
 AZURE_PREFIX = "azure-"
 NOT_FOUND = 404
 # What the collection reads of the service's objects (VPCEndpoint, VPCEndpointWithRegion, VPCEndpointDetails).
-ENDPOINT_FIELDS = dict(required={"vpc_endpoint_id": (str,), "label": (str,)}, optional={"region_id": (str,)})
-DETAILS_FIELDS = dict(required={"vpc_endpoint_id": (str,), "label": (str,), "state": (str,),
-                                "num_restricted_projects": (int,)},
-                      optional={"example_restricted_projects": (list,)})
+VPC_ENDPOINT_FIELDS = dict(required={"vpc_endpoint_id": (str,), "label": (str,)}, optional={"region_id": (str,)})
+VPC_ENDPOINT_DETAILS_FIELDS = dict(required={"vpc_endpoint_id": (str,), "label": (str,), "state": (str,),
+                                             "num_restricted_projects": (int,)},
+                                   optional={"example_restricted_projects": (list,)})
 # Both assignments are described by their label: the only thing a POST sets, and the only one compared.
-ASSIGNMENT = Description("VPC endpoint", "vpc_endpoint", ENDPOINT_FIELDS, [Field("label")])
+VPC_ASSIGNMENT = Description("VPC endpoint", "vpc_endpoint", VPC_ENDPOINT_FIELDS, [Field("label")])
 
 
 # ---------------------------------------------------------------------------------------------- pure rules
 
 
-def endpoint_id_problem(vpc_endpoint_id):
+def vpc_endpoint_id_problem(vpc_endpoint_id):
     """Why ``vpc_endpoint_id`` is no VPC endpoint id the service takes, or None."""
     if VPC_ENDPOINT_ID.match(vpc_endpoint_id or ""):
         return None
@@ -65,7 +65,7 @@ def endpoint_id_problem(vpc_endpoint_id):
         "such as vpce-0a1b2c3d4e5f67890; got %r" % vpc_endpoint_id
 
 
-def region_problem(region_id):
+def vpc_region_problem(region_id):
     """Why VPC endpoints cannot be assigned in ``region_id``, or None."""
     if (region_id or "").startswith(AZURE_PREFIX):
         return "region_id %s is an Azure region, and the service does not support VPC endpoints in Azure regions " \
@@ -73,14 +73,14 @@ def region_problem(region_id):
     return None
 
 
-def assignment_plan(current, label, state, named):
+def vpc_assignment_plan(current, label, state, named):
     """The Plan for an assignment as it is (``current``, None when there is none) and as asked: ``state``
     present with ``label`` (None: any label, ``""`` when it is made) or absent. ``named``: the words for it."""
     if state == "absent":
         if current is None:
             return Plan(NOTHING, "%s is not assigned" % named)
         return Plan(DELETE, "%s is assigned and state=absent" % named)
-    plan = decide(ASSIGNMENT, current, {"label": label})
+    plan = decide(VPC_ASSIGNMENT, current, {"label": label})
     if plan.action == CREATE and "label" not in plan.body:
         plan.body["label"] = ""  # the service requires a label; an empty one, as the vendor's CLI sends
     return plan
@@ -95,22 +95,22 @@ def one_way_note(vpc_endpoint_id, org_id):
 # ---------------------------------------------------------------------------------------------- answers
 
 
-def endpoint_list(data, path, with_region=False):
+def vpc_endpoint_list(data, path, with_region=False):
     """``{"endpoints": [{vpc_endpoint_id, label[, region_id]}]}``, each checked."""
     check = Checker("GET", path)
     check.object(data)
     if "endpoints" not in data:
         check.fail("endpoints", "is missing")
-    fields = ENDPOINT_FIELDS
+    fields = VPC_ENDPOINT_FIELDS
     if with_region:
-        fields = dict(required=dict(ENDPOINT_FIELDS["required"], region_id=(str,)), optional={})
+        fields = dict(required=dict(VPC_ENDPOINT_FIELDS["required"], region_id=(str,)), optional={})
     return check.each(check.list(data["endpoints"], "endpoints"), "endpoints", **fields)
 
 
-def endpoint_details(data, path, vpc_endpoint_id):
+def vpc_endpoint_details(data, path, vpc_endpoint_id):
     """VPCEndpointDetails of the endpoint asked for and no other."""
     check = Checker("GET", path)
-    item = check.fields(data, "the answer", **DETAILS_FIELDS)
+    item = check.fields(data, "the answer", **VPC_ENDPOINT_DETAILS_FIELDS)
     check.same(item, "the answer", "vpc_endpoint_id", vpc_endpoint_id)
     for index, project_id in enumerate(item.get("example_restricted_projects") or []):
         check.value(project_id, "the answer.example_restricted_projects[%d]" % index, (str,))
@@ -120,43 +120,43 @@ def endpoint_details(data, path, vpc_endpoint_id):
 # ---------------------------------------------------------------------------------------------- reading
 
 
-def region_endpoints_path(org_id, region_id):
+def region_vpc_endpoints_path(org_id, region_id):
     return api_path("organizations", org_id, "vpc", "region", region_id, "vpc_endpoints")
 
 
-def read_details(client, org_id, region_id, vpc_endpoint_id):
+def read_vpc_endpoint(client, org_id, region_id, vpc_endpoint_id):
     """The endpoint's details with its ``region_id``, or None when it is not assigned there (HTTP 404)."""
-    path = region_endpoints_path(org_id, region_id) + api_path(vpc_endpoint_id)
+    path = region_vpc_endpoints_path(org_id, region_id) + api_path(vpc_endpoint_id)
     try:
         data = client.get(path)
     except NeonAPIError as error:
         if error.status == NOT_FOUND:
             return None
         raise
-    return dict(endpoint_details(data, path, vpc_endpoint_id), region_id=region_id)
+    return dict(vpc_endpoint_details(data, path, vpc_endpoint_id), region_id=region_id)
 
 
-def organization_endpoints(client, org_id, region_id=None, details=True):
+def organization_vpc_endpoints(client, org_id, region_id=None, details=True):
     """The organization's endpoints, of every region (one request) or of ``region_id``, each with its
     ``region_id``; with ``details``, each read again for its state and restricted projects (one request each;
     one removed meanwhile is left out)."""
     if region_id is None:
         path = api_path("organizations", org_id, "vpc", "vpc_endpoints")
-        endpoints = endpoint_list(client.get(path), path, with_region=True)
+        endpoints = vpc_endpoint_list(client.get(path), path, with_region=True)
     else:
-        path = region_endpoints_path(org_id, region_id)
-        endpoints = [dict(item, region_id=region_id) for item in endpoint_list(client.get(path), path)]
+        path = region_vpc_endpoints_path(org_id, region_id)
+        endpoints = [dict(item, region_id=region_id) for item in vpc_endpoint_list(client.get(path), path)]
     if not details:
         return endpoints
-    detailed = [read_details(client, org_id, item["region_id"], item["vpc_endpoint_id"]) for item in endpoints]
+    detailed = [read_vpc_endpoint(client, org_id, item["region_id"], item["vpc_endpoint_id"]) for item in endpoints]
     return [item for item in detailed if item is not None]
 
 
-def project_endpoints(client, project_id):
+def project_vpc_endpoints(client, project_id):
     """The VPC endpoints the project is restricted to (one request); a Refusal when there is no such project."""
     path = project_path(project_id, "vpc_endpoints")
     try:
-        return endpoint_list(client.get(path), path)
+        return vpc_endpoint_list(client.get(path), path)
     except NeonAPIError as error:
         if error.status == NOT_FOUND:
             raise Refusal(no_such_project(project_id, error), error)
@@ -166,11 +166,11 @@ def project_endpoints(client, project_id):
 # ---------------------------------------------------------------------------------------------- the walk
 
 
-class Assignment:
+class VpcAssignment:
     """One endpoint's assignment that a task makes as asked (``present``) or removes (``absent``):
     find, decide, check mode, one POST or DELETE, the result. The subclasses say where it is."""
 
-    description = ASSIGNMENT
+    description = VPC_ASSIGNMENT
     made, making = "assigned", "Assigning"  # what a POST of a new one does, in the words of its resource
 
     def __init__(self, task, vpc_endpoint_id):
@@ -230,7 +230,7 @@ class Assignment:
 
     def _present(self, label):
         current = self._find()
-        plan = assignment_plan(current, label, "present", self.named)
+        plan = vpc_assignment_plan(current, label, "present", self.named)
         after = merged(current or self.identity(), plan.body)
         if plan.action == NOTHING or self.task.check_mode:
             self.task.changed = plan.changed
@@ -259,7 +259,7 @@ class Assignment:
     def _absent(self):
         current = self._find()
         self.keep(current)
-        plan = assignment_plan(current, None, "absent", self.named)
+        plan = vpc_assignment_plan(current, None, "absent", self.named)
         if plan.action == NOTHING:
             return self._result(None, None)
         note = self.removal_note()
@@ -279,11 +279,11 @@ class Assignment:
         return self._result(current, None, note)
 
 
-class OrganizationEndpoint(Assignment):
+class OrganizationVpcEndpoint(VpcAssignment):
     """A VPC endpoint assigned to an organization in a region (its details: ``state``, restricted projects)."""
 
     def __init__(self, task, org_id, region_id, vpc_endpoint_id):
-        super(OrganizationEndpoint, self).__init__(task, vpc_endpoint_id)
+        super(OrganizationVpcEndpoint, self).__init__(task, vpc_endpoint_id)
         self.org_id = org_id
         self.region_id = region_id
 
@@ -292,10 +292,10 @@ class OrganizationEndpoint(Assignment):
         return "VPC endpoint %s of organization %s in region %s" % (self.vpc_endpoint_id, self.org_id, self.region_id)
 
     def find(self):
-        return read_details(self.client, self.org_id, self.region_id, self.vpc_endpoint_id)
+        return read_vpc_endpoint(self.client, self.org_id, self.region_id, self.vpc_endpoint_id)
 
     def path(self):
-        return region_endpoints_path(self.org_id, self.region_id) + api_path(self.vpc_endpoint_id)
+        return region_vpc_endpoints_path(self.org_id, self.region_id) + api_path(self.vpc_endpoint_id)
 
     def identity(self):
         return {"vpc_endpoint_id": self.vpc_endpoint_id, "region_id": self.region_id}
@@ -308,13 +308,13 @@ class OrganizationEndpoint(Assignment):
         return one_way_note(self.vpc_endpoint_id, self.org_id)
 
 
-class ProjectRestriction(Assignment):
+class ProjectVpcRestriction(VpcAssignment):
     """A project restricted to a VPC endpoint (the endpoint assigned to the project's organization first)."""
 
     made, making = "set", "Setting"
 
     def __init__(self, task, project_id, vpc_endpoint_id):
-        super(ProjectRestriction, self).__init__(task, vpc_endpoint_id)
+        super(ProjectVpcRestriction, self).__init__(task, vpc_endpoint_id)
         self.project = project_id
 
     @property
@@ -322,7 +322,7 @@ class ProjectRestriction(Assignment):
         return "the restriction of project %s to VPC endpoint %s" % (self.project, self.vpc_endpoint_id)
 
     def find(self):
-        found = [item for item in project_endpoints(self.client, self.project)
+        found = [item for item in project_vpc_endpoints(self.client, self.project)
                  if item["vpc_endpoint_id"] == self.vpc_endpoint_id]
         return found[0] if found else None
 

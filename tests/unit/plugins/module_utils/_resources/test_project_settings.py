@@ -19,7 +19,6 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.project_sett
     compute_settings_body,
     given_options,
     ip_entry,
-    normalised,
     notes,
     one_way_problem,
     pg_settings_problem,
@@ -32,6 +31,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.project_sett
     shown_fields,
     update_settings,
     window_problem,
+    with_settings_normalised,
 )
 
 WINDOW = {"weekdays": [6, 7], "start_time": "02:00", "end_time": "04:00"}
@@ -162,13 +162,13 @@ def test_options_are_normalised_before_they_are_compared_and_sent():
                      "maintenance_window": {"weekdays": [7, 6, 7]},
                      "preload_libraries": {"enabled_libraries": ["a", " a", "b"]}},
                     compute={"min_cu": None, "pg_settings": {"max_connections": 100, "work_mem": "4MB"}})
-    result = normalised(given)
+    result = with_settings_normalised(given)
     assert result["settings"]["allowed_ips"]["ips"] == ["192.0.2.1", "203.0.113.0/24", "2001:DB8::1"]
     assert result["settings"]["maintenance_window"]["weekdays"] == [6, 7]
     assert result["settings"]["preload_libraries"]["enabled_libraries"] == ["a", "b"]
     assert result["compute"]["pg_settings"] == {"max_connections": "100", "work_mem": "4MB"}
     assert given["settings"]["allowed_ips"]["ips"][0] == " 192.0.2.1 "  # the options given are left as they were
-    assert normalised(options()) == options()
+    assert with_settings_normalised(options()) == options()
 
 
 # ---------------------------------------------------------------------------------------------- refusals before sending
@@ -214,15 +214,15 @@ def test_notes_say_what_cannot_be_taken_back():
 
 
 def test_only_the_settings_given_are_compared():
-    plan = decide(PROJECT, HELD, normalised(options({"allowed_ips": {"ips": ["192.0.2.1", "203.0.113.0/24"]},
-                                                     "quota": {"compute_time_seconds": 3600}})))
+    plan = decide(PROJECT, HELD, with_settings_normalised(options({"allowed_ips": {"ips": ["192.0.2.1", "203.0.113.0/24"]},
+                                                                   "quota": {"compute_time_seconds": 3600}})))
     assert plan.action == NOTHING  # same set, other order; the window and the other quota are not asked
 
 
 def test_a_changed_setting_is_planned_alone_and_its_object_is_sent_whole():
-    plan = decide(PROJECT, HELD, normalised(options({"allowed_ips": {"ips": ["198.51.100.7"]},
-                                                     "quota": {"active_time_seconds": 60},
-                                                     "maintenance_window": {"start_time": "01:00"}})))
+    plan = decide(PROJECT, HELD, with_settings_normalised(options({"allowed_ips": {"ips": ["198.51.100.7"]},
+                                                                   "quota": {"active_time_seconds": 60},
+                                                                   "maintenance_window": {"start_time": "01:00"}})))
     assert plan.action == UPDATE
     assert sorted(plan.changes) == ["settings.allowed_ips.ips", "settings.maintenance_window.start_time",
                                     "settings.quota.active_time_seconds"]
@@ -261,7 +261,7 @@ def test_store_passwords_differing_is_refused_as_a_creation_setting():
 
 
 def test_postgres_settings_of_the_project_merge_with_those_held():
-    plan = decide(PROJECT, HELD, normalised(options(compute={"pg_settings": {"max_connections": 90}})))
+    plan = decide(PROJECT, HELD, with_settings_normalised(options(compute={"pg_settings": {"max_connections": 90}})))
     assert plan.changes == {"compute.pg_settings": ({"work_mem": "4MB"}, {"max_connections": "90"})}
     assert planned(HELD, plan)["default_endpoint_settings"]["pg_settings"] == {"work_mem": "4MB",
                                                                                "max_connections": "90"}

@@ -13,12 +13,12 @@ import pytest
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, DELETE, NOTHING, UPDATE
 from ansible_collections.neon.cloud.plugins.module_utils._resources.vpc_endpoints import (
-    assignment_plan,
-    endpoint_details,
-    endpoint_id_problem,
-    endpoint_list,
     one_way_note,
-    region_problem,
+    vpc_assignment_plan,
+    vpc_endpoint_details,
+    vpc_endpoint_id_problem,
+    vpc_endpoint_list,
+    vpc_region_problem,
 )
 
 VPCE = "vpce-0a1b2c3d4e5f67890"
@@ -27,39 +27,39 @@ ASSIGNED = {"vpc_endpoint_id": VPCE, "label": "prod", "state": "accepted", "num_
 
 
 def test_a_missing_assignment_is_made_with_the_label_or_an_empty_one():
-    plan = assignment_plan(None, "prod", "present", "it")
+    plan = vpc_assignment_plan(None, "prod", "present", "it")
     assert (plan.action, plan.body) == (CREATE, {"label": "prod"})
-    plan = assignment_plan(None, None, "present", "it")
+    plan = vpc_assignment_plan(None, None, "present", "it")
     assert (plan.action, plan.body) == (CREATE, {"label": ""})  # the service requires a label
 
 
 def test_a_different_label_is_an_update_and_no_label_or_the_same_one_changes_nothing():
-    plan = assignment_plan(ASSIGNED, "production", "present", "it")
+    plan = vpc_assignment_plan(ASSIGNED, "production", "present", "it")
     assert (plan.action, plan.body, plan.changes) == (UPDATE, {"label": "production"}, {"label": ("prod", "production")})
-    assert assignment_plan(ASSIGNED, "prod", "present", "it").action == NOTHING
-    assert assignment_plan(ASSIGNED, None, "present", "it").action == NOTHING
-    assert assignment_plan(dict(ASSIGNED, label=""), "", "present", "it").action == NOTHING
+    assert vpc_assignment_plan(ASSIGNED, "prod", "present", "it").action == NOTHING
+    assert vpc_assignment_plan(ASSIGNED, None, "present", "it").action == NOTHING
+    assert vpc_assignment_plan(dict(ASSIGNED, label=""), "", "present", "it").action == NOTHING
 
 
 def test_absent_removes_an_assignment_and_leaves_a_missing_one_alone():
-    assert assignment_plan(ASSIGNED, None, "absent", "it").action == DELETE
-    assert assignment_plan(None, "prod", "absent", "it").action == NOTHING
+    assert vpc_assignment_plan(ASSIGNED, None, "absent", "it").action == DELETE
+    assert vpc_assignment_plan(None, "prod", "absent", "it").action == NOTHING
 
 
 @pytest.mark.parametrize("good", ["vpce-0a1b2c3d", "vpce-0a1b2c3d4e5f67890"])
 def test_aws_endpoint_ids_are_taken(good):
-    assert endpoint_id_problem(good) is None
+    assert vpc_endpoint_id_problem(good) is None
 
 
 @pytest.mark.parametrize("bad", ["", "vpce-", "vpce-0A1B2C3D", "vpce-0a1b2c3", "vpce-0a1b2c3d4e5f678901",
                                  "vpc-0a1b2c3d", "vpce-0a1b2c3d/../x", " vpce-0a1b2c3d"])
 def test_anything_else_is_refused_naming_the_form(bad):
-    assert "vpce- and 8 or 17 hexadecimal digits" in endpoint_id_problem(bad)
+    assert "vpce- and 8 or 17 hexadecimal digits" in vpc_endpoint_id_problem(bad)
 
 
 def test_azure_regions_are_refused_and_aws_ones_taken():
-    assert "Azure region" in region_problem("azure-eastus2")
-    assert region_problem("aws-eu-central-1") is None
+    assert "Azure region" in vpc_region_problem("azure-eastus2")
+    assert vpc_region_problem("aws-eu-central-1") is None
 
 
 def test_the_one_way_note_names_the_endpoint_and_the_organization():
@@ -68,18 +68,18 @@ def test_the_one_way_note_names_the_endpoint_and_the_organization():
 
 
 def test_lists_and_details_are_checked_before_use():
-    assert endpoint_list({"endpoints": [{"vpc_endpoint_id": VPCE, "label": ""}]}, "/p") == [
+    assert vpc_endpoint_list({"endpoints": [{"vpc_endpoint_id": VPCE, "label": ""}]}, "/p") == [
         {"vpc_endpoint_id": VPCE, "label": ""}]
     with pytest.raises(UnexpectedAnswer, match="region_id is missing"):
-        endpoint_list({"endpoints": [{"vpc_endpoint_id": VPCE, "label": ""}]}, "/p", with_region=True)
+        vpc_endpoint_list({"endpoints": [{"vpc_endpoint_id": VPCE, "label": ""}]}, "/p", with_region=True)
     with pytest.raises(UnexpectedAnswer, match="endpoints is missing"):
-        endpoint_list({}, "/p")
+        vpc_endpoint_list({}, "/p")
     with pytest.raises(UnexpectedAnswer, match="label must be a string"):
-        endpoint_list({"endpoints": [{"vpc_endpoint_id": VPCE, "label": None}]}, "/p")
-    assert endpoint_details(ASSIGNED, "/p", VPCE) == ASSIGNED
+        vpc_endpoint_list({"endpoints": [{"vpc_endpoint_id": VPCE, "label": None}]}, "/p")
+    assert vpc_endpoint_details(ASSIGNED, "/p", VPCE) == ASSIGNED
     with pytest.raises(UnexpectedAnswer, match="not 'vpce-0000000000000000a' as asked"):
-        endpoint_details(ASSIGNED, "/p", "vpce-0000000000000000a")
+        vpc_endpoint_details(ASSIGNED, "/p", "vpce-0000000000000000a")
     with pytest.raises(UnexpectedAnswer, match="num_restricted_projects must be an integer"):
-        endpoint_details(dict(ASSIGNED, num_restricted_projects="1"), "/p", VPCE)
+        vpc_endpoint_details(dict(ASSIGNED, num_restricted_projects="1"), "/p", VPCE)
     with pytest.raises(UnexpectedAnswer, match=r"example_restricted_projects\[0\] must be a string"):
-        endpoint_details(dict(ASSIGNED, example_restricted_projects=[7]), "/p", VPCE)
+        vpc_endpoint_details(dict(ASSIGNED, example_restricted_projects=[7]), "/p", VPCE)
