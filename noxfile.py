@@ -15,6 +15,7 @@ sessions, below:
   see pyproject.toml).
 - docs: the HTML documentation site (antsibull-docs + Sphinx), warnings are errors.
 - galaxy-import: galaxy-importer on the built tarball; any warning fails.
+- simulator-wheel: the API simulator's wheel (tests/simulator), built, installed and started.
 - demo, simulator, bench: the tour, the simulator in the foreground, the benchmark (not run
   by `make test`).
 """
@@ -49,6 +50,7 @@ from nox_support.installs import core_requirement, install_test_tools  # noqa: E
 from nox_support.interpreters import use_real_interpreters  # noqa: E402
 from nox_support.pip_bootstrap import uv_bootstrap  # noqa: E402
 from nox_support.simulator import running_simulator  # noqa: E402
+from nox_support.simulator_wheel import DEFAULT_WHEEL_DIR, build_simulator_wheel, install_wheel, smoke_test  # noqa: E402
 
 # Each supported ansible-core, oldest first, and the Python its ansible-test runs on here.
 ANSIBLE_CORE_PYTHON = {"2.17": "3.11", "2.18": "3.11", "2.19": "3.11", "2.20": "3.12", "2.21": "3.13"}
@@ -85,7 +87,7 @@ nox.options.sessions = (
     + ["sanity-%s" % core for core in list(ANSIBLE_CORE_PYTHON)[::-1]]
     + ["integration-%s" % core for core in list(ANSIBLE_CORE_PYTHON)[::-1] if core not in FULL_INTEGRATION_CORES]
     + ["units-%s" % core for core in list(ANSIBLE_CORE_PYTHON)[::-1]]
-    + ["docs", "galaxy-import", "ansible-lint", "docs-check", "lint", "extra-checks"]
+    + ["docs", "galaxy-import", "ansible-lint", "docs-check", "lint", "extra-checks", "simulator-wheel"]
 )
 
 # The real pythonX.Y of pyenv first on PATH (nox would otherwise pick pyenv's failing shims).
@@ -277,6 +279,17 @@ def simulator(session):
     install_test_tools(session, MAIN_CORE, "requirements-test.txt")
     args = list(session.posargs) or ["--port", "8080", "--api-key", "dev-key"]
     session.run("python", "-m", "neon_simulator", *args, env={"PYTHONPATH": str(ROOT / "tests" / "simulator")})
+
+
+@nox.session(name="simulator-wheel", python=list(ANSIBLE_CORE_PYTHON.values())[-1])
+def simulator_wheel(session):
+    """The API simulator as a package (tests/simulator/pyproject.toml): its wheel built into .build/simulator/
+    (or the folder given after --), installed into this new virtualenv, then `neon-simulator --help`, a start,
+    GET /projects with the key it printed, a stop; on the newest Python (the pytest session runs MAIN_PYTHON)."""
+    wheel = build_simulator_wheel(session, Path(session.posargs[0]).resolve() if session.posargs else DEFAULT_WHEEL_DIR)
+    install_wheel(session, wheel)
+    smoke_test(session, wheel)
+    session.log("the wheel is %s" % wheel)
 
 
 @nox.session(python=MAIN_PYTHON, default=False)

@@ -10,6 +10,7 @@ sessions' copies of the collection leave scripts/ out (collection.py), as galaxy
 - homes.py: the HOME directories the sessions' tools run with (empty ones, sanity's kept ones, their lock).
 - pip_bootstrap.py: the offline get-pip stand-in, and the uv it bootstraps pip with.
 - simulator.py: the API simulator for a session's run (started, announced, stopped).
+- simulator_wheel.py: the simulator as a package: its wheel built, installed and tried (simulator-wheel).
 - ansible_test.py: ansible-test's arguments, and running its sanity and integration tests.
 - docs_site.py: what makes the generated Sphinx site build offline.
 """
