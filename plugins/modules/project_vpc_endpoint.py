@@ -91,7 +91,8 @@ RETURN = r"""
 vpc_endpoint:
   description:
     - The restriction after the task (in check mode, as it would be).
-    - For O(state=absent), the restriction removed, or null when there was none.
+    - For O(state=absent), the restriction removed, or null when there was none (or another run removed it
+      meanwhile).
   returned: always
   type: dict
   contains:

@@ -25,7 +25,10 @@ author:
   - neon.cloud maintainers (@neon-cloud)
 options:
   org_id:
-    description: The organization's id.
+    description:
+      - The organization's id.
+      - An organization the key does not reach fails the task, naming it, before anything is sent - never taken
+        for an endpoint that is not assigned.
     type: str
     required: true
   region_id:
@@ -69,6 +72,8 @@ notes:
   - Assigning, relabelling and removing start no operations, so there is nothing to wait for.
   - A task whose answer is lost (a network error after the request was sent) fails without sending it again; run it
     again, it converges.
+  - An endpoint that another run removes between this task's read and its removal is left as it is - C(changed) is
+    false and the diff shows no change.
   - For the requests each task costs, see the
     R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
@@ -107,7 +112,8 @@ vpc_endpoint:
   description:
     - The endpoint as the service holds it after the task, with its details; in check mode, as it would be (a new
       assignment has no RV(vpc_endpoint.state) then).
-    - For O(state=absent), the endpoint removed, or null when it was not assigned.
+    - For O(state=absent), the endpoint removed, or null when it was not assigned (or another run removed it
+      meanwhile).
   returned: always
   type: dict
   contains:

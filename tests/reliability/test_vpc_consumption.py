@@ -190,11 +190,34 @@ def test_overlapping_runs_assign_once_and_remove_once(sim, collection_parent, tm
     assert [result["changed"] for result in runs] == [True, True]  # both found none and assigned it
     assert [item["vpc_endpoint_id"] for item in sim.state.vpc_summary()["organizations"][ORG]].count(vpce) == 1
 
-    removal = dict(org_endpoint(vpce), state="absent")
+    removal = dict(org_endpoint(vpce), state="absent", _ansible_diff=True)
     runs = _at_once(sim, collection_parent, tmp_path, "vpc_endpoint", [removal, removal], details)
     assert [result.get("failed", False) for result in runs] == [False, False]
     assert sorted(result["changed"] for result in runs) == [False, True]  # the second DELETE found it gone
     assert assigned(sim, vpce) is None
+    removed, = [result for result in runs if result["changed"]]
+    raced, = [result for result in runs if not result["changed"]]
+    assert removed["diff"]["before"]["vpc_endpoint_id"] == vpce and "for good" in removed["diff"]["after_header"]
+    # The run whose DELETE met the other's removal (HTTP 404) did nothing: its diff says no change, and no warning.
+    assert raced["diff"] == {"before": {}, "after": {}} and not raced.get("warnings")
+    assert raced["vpc_endpoint"] is None
+
+
+@pytest.mark.parametrize("state", ["present", "absent"])
+def test_an_organization_the_key_cannot_reach_is_named_not_taken_for_an_endpoint_not_assigned(sim, state):
+    # The service's answer for an organization the key cannot reach is not documented for these paths; a 404 (as the
+    # consumption endpoints answer for an organization the account is not a member of) to both the endpoint's and
+    # the region's list must not read as "not assigned", which check mode would report as a change.
+    org = "org-unreached-21298941"
+    sim.add_fault(method="GET", path="/api/v2/organizations/%s/vpc/*" % org, status=404, count=2)
+    args = org_endpoint(new_endpoint_id())
+    args["org_id"] = org
+    seq = last_seq(sim)
+    refused = failed(run(sim, "vpc_endpoint", check_mode=True, diff=True, state=state, label="prod", **args))
+    assert refused["changed"] is False and "diff" not in refused
+    assert "organization %s is not one this API key reaches (HTTP 404" % org in refused["msg"]
+    assert "nothing was changed" in refused["msg"]
+    assert [method for method, _path in requests_since(sim, seq)] == ["GET", "GET"] and changes_since(sim, seq) == []
 
 
 # ---------------------------------------------------------------------------------------------- project_vpc_endpoint

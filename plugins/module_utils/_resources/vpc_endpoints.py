@@ -125,15 +125,43 @@ def region_vpc_endpoints_path(org_id, region_id):
 
 
 def read_vpc_endpoint(client, org_id, region_id, vpc_endpoint_id):
-    """The endpoint's details with its ``region_id``, or None when it is not assigned there (HTTP 404)."""
+    """The endpoint's details with its ``region_id``, or None when it is not assigned there (HTTP 404).
+
+    A 404 may also be the service's answer for an organization the key does not reach (the consumption endpoints
+    answer 404 for an organization the account is not a member of; the VPC endpoints' answer is not documented):
+    the region's list, read then, tells the two apart (``check_organization_reached``), so that an organization
+    out of reach is never taken for "not assigned" (which check mode would report as a change)."""
     path = region_vpc_endpoints_path(org_id, region_id) + api_path(vpc_endpoint_id)
     try:
         data = client.get(path)
     except NeonAPIError as error:
         if error.status == NOT_FOUND:
+            check_organization_reached(client, org_id, region_id)
             return None
         raise
     return dict(vpc_endpoint_details(data, path, vpc_endpoint_id), region_id=region_id)
+
+
+def check_organization_reached(client, org_id, region_id):
+    """Read the organization's endpoints of ``region_id`` (one request): a Refusal naming the organization when
+    the service refuses this key that list (HTTP 403 or 404), as it does for an organization the key cannot
+    reach."""
+    path = region_vpc_endpoints_path(org_id, region_id)
+    try:
+        vpc_endpoint_list(client.get(path), path)
+    except NeonAPIError as error:
+        if error.status in (403, NOT_FOUND):
+            raise Refusal(unreachable_organization(org_id, error), error)
+        raise
+
+
+def unreachable_organization(org_id, error):
+    """The sentence for an organization whose VPC endpoints the service does not show this key."""
+    said = ": %s" % error.api_message if error.api_message else ""
+    return "organization %s is not one this API key reaches (HTTP %s%s%s), so whether the VPC endpoint is assigned " \
+        "there is unknown; nothing was changed. Check org_id, or use a key of a member of that organization (list " \
+        "the key's organizations with neon.cloud.auth_info)" % (
+            org_id, error.status, said, ", request id %s" % error.request_id if error.request_id else "")
 
 
 def organization_vpc_endpoints(client, org_id, region_id=None, details=True):
@@ -205,8 +233,8 @@ class VpcAssignment:
         return assigned
 
     def removal_note(self):
-        """A warning for a removal that cannot be undone, or None."""
-        return None
+        """A warning for a removal that cannot be undone, or "" (none)."""
+        return ""
 
     # ------------------------------------------------------------------------------------------ the walk
 
@@ -271,9 +299,10 @@ class VpcAssignment:
             except NeonAPIError as error:
                 if error.status != NOT_FOUND:
                     raise self.task.failure("Removing %s failed: %s" % (self.named, error.describe()), error)
-                note = None  # another run removed it meanwhile: nothing was done here
-            else:
-                self.task.did("%s was removed" % self.named)
+                # Another run removed it meanwhile: nothing was done here, so nothing changed and the diff is empty.
+                self.keep(None)
+                return self._result(None, None)
+            self.task.did("%s was removed" % self.named)
         if note:
             self.task.warnings.append(note)
         return self._result(current, None, note)

@@ -10,10 +10,11 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.neon.cloud.plugins.module_utils._api.errors import UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, DELETE, NOTHING, UPDATE
 from ansible_collections.neon.cloud.plugins.module_utils._resources.vpc_endpoints import (
     one_way_note,
+    unreachable_organization,
     vpc_assignment_plan,
     vpc_endpoint_details,
     vpc_endpoint_id_problem,
@@ -83,3 +84,11 @@ def test_lists_and_details_are_checked_before_use():
         vpc_endpoint_details(dict(ASSIGNED, num_restricted_projects="1"), "/p", VPCE)
     with pytest.raises(UnexpectedAnswer, match=r"example_restricted_projects\[0\] must be a string"):
         vpc_endpoint_details(dict(ASSIGNED, example_restricted_projects=[7]), "/p", VPCE)
+
+
+def test_an_organization_out_of_reach_is_named_with_the_service_s_words_and_nothing_changed():
+    error = NeonAPIError("GET", "/organizations/org-x/vpc/region/aws-eu-central-1/vpc_endpoints", "HTTP 404",
+                         status=404, api_message="not a member", request_id="r-1")
+    said = unreachable_organization("org-x", error)
+    assert said.startswith("organization org-x is not one this API key reaches (HTTP 404: not a member, request id "
+                           "r-1)") and "nothing was changed" in said and "neon.cloud.auth_info" in said
