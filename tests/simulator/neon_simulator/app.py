@@ -15,6 +15,7 @@ from werkzeug.wrappers import Request, Response
 
 from .api_consumption import ConsumptionRoutes, consumption_rules
 from .api_networking import NetworkingRoutes, networking_rules
+from .api_platform import PlatformRoutes, platform_rules
 from .api_provisioning import ProvisioningRoutes, provisioning_rules
 from .api_recovery import RecoveryRoutes, recovery_rules
 from .api_sharing import SharingRoutes, sharing_rules
@@ -24,6 +25,7 @@ from .clock import iso_micro, parse_timestamp
 from .control import ControlRoutes, control_map
 from .errors import API_ERRORS, InvalidRequest
 from .ids import ID_RE
+from .openapi import document
 from .ratelimit import RateLimiter
 from .web import (API_PREFIX, CONTROL_PREFIX, client_address, error_response, int_arg, json_body, json_response,
                   match_route, positive_rate, request_id_of, status_line)
@@ -40,6 +42,27 @@ _LOG = logging.getLogger("neon_simulator")
 MESSAGE_NO_AUTH = "authentication required: missing Authorization header"
 MESSAGE_BAD_SCHEME = "authentication failed: expected 'Authorization: Bearer <API key>'"
 MESSAGE_BAD_KEY = "authentication failed"
+
+
+def _unserved(request, request_id, refusal):
+    """The answer to a request no served route takes (``refusal``: the router's 404 or 405), by the vendor's
+    OpenAPI document (openapi.py): a documented operation is 501 ``NOT_SIMULATED``, never a bare 404; a
+    documented path with an undocumented method 405, ``Allow`` naming the methods documented or served."""
+    spec = document()
+    if spec is None:
+        return refusal
+    operation, documented = spec.match(request.method, request.path[len(API_PREFIX):])
+    if operation is not None:
+        message = "%s (%s %s) is not simulated" % (operation.operation_id, operation.method, operation.template)
+        return error_response(501, message, request_id, "NOT_SIMULATED")
+    if documented is None:
+        return refusal
+    allowed = set(documented) | set(part.strip() for part in refusal.headers.get("Allow", "").split(",") if part.strip())
+    if "GET" in allowed:
+        allowed.add("HEAD")
+    response = error_response(405, "method %s not allowed" % request.method, request_id)
+    response.headers["Allow"] = ", ".join(sorted(allowed))
+    return response
 
 
 class DropConnection(ConnectionError):
@@ -66,7 +89,7 @@ def _projects_page(args):
 
 
 class SimulatorApp(ControlRoutes, ProvisioningRoutes, SharingRoutes, NetworkingRoutes, ConsumptionRoutes, RecoveryRoutes,
-                   SnapshotsRoutes):
+                   SnapshotsRoutes, PlatformRoutes):
     """WSGI callable. ``sleep(seconds)`` is interruptible when the server stops.
 
     ``rate_limiter`` limits every route (off by default); ``org_key_limiter`` limits the creation
@@ -100,7 +123,7 @@ class SimulatorApp(ControlRoutes, ProvisioningRoutes, SharingRoutes, NetworkingR
             Rule(API_PREFIX + "/projects/<project_id>/operations/<operation_id>", methods=["GET"],
                  endpoint="get_operation"),
         ] + provisioning_rules() + sharing_rules() + networking_rules() + consumption_rules() + recovery_rules()
-            + snapshots_rules())
+            + snapshots_rules() + platform_rules())
         self.control_map = control_map()
 
     # ------------------------------------------------------------------ entry point
@@ -246,7 +269,7 @@ class SimulatorApp(ControlRoutes, ProvisioningRoutes, SharingRoutes, NetworkingR
             context["key"] = key
             endpoint, args, refusal = match_route(self.api_map, request, request_id)
             if refusal is not None:
-                return refusal
+                return _unserved(request, request_id, refusal)
             context["endpoint"] = endpoint
             limited = self._limited(endpoint, args, request_id)
             if limited is not None:

@@ -1,0 +1,120 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, neon.cloud collection maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What the platform says of itself and of the caller: ``GET /regions`` (ActiveRegionsResponse), ``GET /users/me``
+(CurrentUserInfoResponse) and ``GET /projects/{project_id}/available_preload_libraries`` (AvailablePreloadLibraries),
+the reads issue 32 names (governance-recovery-api-notes.md, "Regions / libraries"; the users/me shape of a
+recorded answer, neon-api-python's test_me cassette, 2025-01-16).
+
+CHOICES (the notes give no values):
+
+- The regions: the static list neonctl falls back on (notes), named and placed as Neon's console names them
+  (approximate coordinates of each cloud region, as text, as the schema has them); ``aws-us-east-2`` is the
+  default (the default observed, provisioning-api-notes.md 2.1). Projects may still be made in the few other
+  regions the seeded histories use (seed.REGIONS).
+- ``/users/me``: a personal key's user only (an organization or project-scoped key: 403, as for
+  ``/users/me/organizations``). ``name`` is the user's first word and ``last_name`` the rest (the recorded
+  answer splits them); ``login`` the email's local part; one ``keycloak`` auth account. The account is on the
+  free plan, as its personal projects (``free_v2``, owner.subscription_type): ``max_autoscaling_limit`` 2 and
+  ``active_seconds_limit`` 0 as recorded; ``projects_limit`` and ``branches_limit`` are the simulator's plan
+  limits (POST /_simulator/limits), 5000 when none is set, as the project owner block's ``branches_limit``.
+- The preload libraries: the same four for every project (none on by default, one experimental).
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from werkzeug.routing import Rule
+
+from . import access
+from .clock import iso_seconds
+from .web import API_PREFIX
+
+REGIONS = (  # region_id, name, latitude, longitude
+    ("aws-us-west-2", "AWS US West 2 (Oregon)", "45.8399", "-119.7006"),
+    ("aws-ap-southeast-1", "AWS Asia Pacific 1 (Singapore)", "1.3521", "103.8198"),
+    ("aws-ap-southeast-2", "AWS Asia Pacific 2 (Sydney)", "-33.8688", "151.2093"),
+    ("aws-eu-central-1", "AWS Europe Central 1 (Frankfurt)", "50.1109", "8.6821"),
+    ("aws-us-east-2", "AWS US East 2 (Ohio)", "39.9612", "-82.9988"),
+    ("aws-us-east-1", "AWS US East 1 (N. Virginia)", "39.0438", "-77.4874"),
+    ("azure-eastus2", "Azure East US 2 (Virginia)", "36.6676", "-78.3875"),
+)
+DEFAULT_REGION = "aws-us-east-2"
+PRELOAD_LIBRARIES = (  # library_name, description, is_default, is_experimental, version
+    ("timescaledb", "Time-series data: hypertables, continuous aggregates, compression", False, False, "2.17.1"),
+    ("pg_cron", "Job scheduler: runs SQL on a cron schedule inside the database", False, False, "1.6"),
+    ("pg_partman_bgw", "Background worker of pg_partman: keeps partition sets maintained", False, False, "5.1.0"),
+    ("anon", "PostgreSQL Anonymizer: masks or replaces personal data", False, True, "2.0.0"),
+)
+USER_PLAN = "free_v2"
+USER_MAX_AUTOSCALING_CU = 2
+UNSET_LIMIT = 5000
+
+
+def platform_rules():
+    """The /api/v2 rules (werkzeug Rule, endpoint ``x`` served by ``_api_x``)."""
+    return [
+        Rule(API_PREFIX + "/regions", methods=["GET"], endpoint="regions"),
+        Rule(API_PREFIX + "/users/me", methods=["GET"], endpoint="current_user"),
+        Rule(API_PREFIX + "/projects/<project_id>/available_preload_libraries", methods=["GET"],
+             endpoint="preload_libraries"),
+    ]
+
+
+def _month_start(now_us):
+    now = datetime.datetime.fromtimestamp(now_us / 1e6, tz=datetime.timezone.utc)
+    start = now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    return int(start.timestamp()) * 1000000
+
+
+def current_user(state, key):
+    """CurrentUserInfoResponse of the key's user (a personal key only)."""
+    with state.lock:
+        access.require_personal_key(key)
+        user = state.users[key.owner_id]
+        first, _space, rest = user.name.partition(" ")
+        login = user.email.split("@")[0]
+        limits = state.limits.values
+        return {
+            "id": user.id,
+            "email": user.email,
+            "login": login,
+            "name": first,
+            "last_name": rest,
+            "image": user.image,
+            "active_seconds_limit": 0,
+            "projects_limit": limits["max_projects"] or UNSET_LIMIT,
+            "branches_limit": limits["max_branches"] or UNSET_LIMIT,
+            "max_autoscaling_limit": USER_MAX_AUTOSCALING_CU,
+            "plan": USER_PLAN,
+            "auth_accounts": [{"email": user.email, "image": user.image, "login": login, "name": user.name,
+                               "provider": "keycloak"}],
+            "billing_account": {
+                "state": "active", "payment_source": {"type": ""}, "subscription_type": USER_PLAN,
+                "payment_method": "none", "quota_reset_at_last": iso_seconds(_month_start(state.now_us())),
+                "name": user.name, "email": user.email, "address_city": "", "address_country": "",
+                "address_line1": "", "address_line2": "", "address_postal_code": "", "address_state": "",
+            },
+        }
+
+
+class PlatformRoutes:
+    """The handlers, mixed into SimulatorApp: each answers (status, payload) for the authenticated key."""
+
+    def _api_regions(self, request, key):
+        del request, key
+        return 200, {"regions": [{"region_id": region_id, "name": name, "default": region_id == DEFAULT_REGION,
+                                  "geo_lat": lat, "geo_long": long} for region_id, name, lat, long in REGIONS]}
+
+    def _api_current_user(self, request, key):
+        del request
+        return 200, current_user(self.state, key)
+
+    def _api_preload_libraries(self, request, key, project_id):
+        del request
+        with self.state.lock:
+            access.check_project(self.state, key, project_id)
+        return 200, {"libraries": [{"library_name": name, "description": description, "is_default": default,
+                                    "is_experimental": experimental, "version": version}
+                                   for name, description, default, experimental, version in PRELOAD_LIBRARIES]}
