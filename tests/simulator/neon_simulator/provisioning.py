@@ -671,7 +671,11 @@ class ProvisioningMixin:
 
     # ------------------------------------------------------------------ branches
     def api_list_branches(self, key, project_id, args):
-        """GET /projects/{id}/branches (notes 3.2): search, sort_by, sort_order, cursor, limit."""
+        """GET /projects/{id}/branches (notes 3.2): search, sort_by, sort_order, cursor, limit.
+
+        As recorded (CASSETTE test_branches.yaml, a listing without ``limit`` or ``cursor``): every answer has
+        ``pagination`` ``{next, sort_by, sort_order}`` and every listed branch ``created_by {name, image}``.
+        Choice (the simulator keeps no creator per branch): ``created_by`` is the project owner's user."""
         sort_by = args.get("sort_by") or "updated_at"
         if sort_by not in BRANCH_SORT_BY:
             raise InvalidRequest("sort_by: must be one of %s" % ", ".join(BRANCH_SORT_BY))
@@ -682,19 +686,20 @@ class ProvisioningMixin:
         with self.lock:
             project = self._reachable(key, project_id)
             now_us = self.now_us()
+            owner = self.users.get(project.owner_id)
+            created_by = {"name": owner.name, "image": owner.image} if owner is not None else None
             items = [b.render(now_us) for b in self._resources(project).branches.values()]
+            if created_by is not None:
+                items = [dict(item, created_by=dict(created_by)) for item in items]
             if search:
                 needle = search.lower()
                 items = [b for b in items if needle in b["name"].lower() or needle in b["id"].lower()]
             items.sort(key=lambda item: (item[sort_by], item["id"]), reverse=sort_order == "desc")
-            answer = {"branches": items, "annotations": {}}
-            if limit is None and cursor is None:
-                return answer
             if cursor is not None:
                 items = _after_cursor(items, cursor, sort_by)
             if limit is not None:
                 items = items[:limit]
-            answer["branches"] = items
+            answer = {"branches": items, "annotations": {}}
             # a cursor even on the last page, as the other listings (real-api-notes "Pagination"): inferred
             answer["pagination"] = {"sort_by": sort_by, "sort_order": sort_order.upper()}
             if items:
