@@ -81,6 +81,14 @@ def _key_id(key_id):
     return int(key_id)
 
 
+def _paginated(answer, cursor):
+    """``answer`` with ``pagination: {cursor}``; none without a cursor (an empty first page): the OpenAPI
+    ``Pagination`` requires ``cursor``, and the live service answered ``{"projects": []}`` (notes, CASSETTE)."""
+    if cursor:
+        answer["pagination"] = {"cursor": cursor}
+    return answer
+
+
 def _projects_page(args):
     """(limit, cursor, search) of a project listing; ``timeout`` is checked (see README)."""
     limit = int_arg(args, "limit", PROJECTS_LIMIT)
@@ -332,22 +340,17 @@ class SimulatorApp(ControlRoutes, ProvisioningRoutes, SharingRoutes, NetworkingR
         if org_id is not None:
             _org_id(org_id)
         projects, cursor, unavailable = self.state.list_projects(limit, cursor, search, org_id, key)
-        return 200, {
+        return 200, _paginated({
             "projects": projects,
-            "pagination": {"cursor": cursor} if cursor else {},
             "applications": {},
             "integrations": {},
             "unavailable_project_ids": unavailable,
-        }
+        }, cursor)
 
     def _api_list_shared_projects(self, request, key):
         limit, cursor, search = _projects_page(request.args)
         projects, cursor, unavailable = self.state.list_shared_projects(key, limit, cursor, search)
-        return 200, {
-            "projects": projects,
-            "pagination": {"cursor": cursor} if cursor else {},
-            "unavailable_project_ids": unavailable,
-        }
+        return 200, _paginated({"projects": projects, "unavailable_project_ids": unavailable}, cursor)
 
     def _api_list_operations(self, request, key, project_id):
         args = request.args
@@ -361,7 +364,7 @@ class SimulatorApp(ControlRoutes, ProvisioningRoutes, SharingRoutes, NetworkingR
                 raise InvalidRequest("cursor: invalid value %r, expected a timestamp like %s"
                                      % (cursor_text, iso_micro(self.state.now_us()))) from None
         operations, cursor = self.state.list_operations(project_id, limit, cursor_us, cursor_text, key)
-        return 200, {"operations": operations, "pagination": {"cursor": cursor} if cursor else {}}
+        return 200, _paginated({"operations": operations}, cursor)
 
     def _api_get_operation(self, request, key, project_id, operation_id):
         del request
