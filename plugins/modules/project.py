@@ -227,8 +227,9 @@ attributes:
   diff_mode:
     support: full
     details:
-      - Shows the project's compared fields (and the default compute's) before and after; of O(settings), each
-        setting that differs, and nothing else. Never a secret.
+      - For a project that exists, shows what changes and nothing else - each field and setting that differs, and
+        each of the default compute's (C(default_compute); of Postgres settings, those whose value changes) - before
+        and after; a project as asked shows none. For a new project, what it is created with. Never a secret.
       - What a change cannot take back (logical replication or HIPAA turned on), and what cuts or opens connections
         at once (public connections blocked, an IP allow list emptied), is in C(notes) of the diff's after, and a
         warning.

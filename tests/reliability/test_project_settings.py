@@ -56,12 +56,13 @@ def test_check_diff_shows_each_setting_that_differs_and_the_real_run_changes_exa
     seq = last_seq(sim)
     drift = ok(run(sim, "project", check_mode=True, diff=True, **baseline))
     assert drift["changed"] is True and changes_since(sim, seq) == []
-    shown_before, shown_after = drift["diff"]["before"], drift["diff"]["after"]
-    assert shown_before["settings"] == {"allowed_ips": {"ips": ["192.0.2.1"]}, "quota": {"logical_size_bytes": None}}
-    assert shown_after["settings"] == {"allowed_ips": {"ips": ["203.0.113.0/24", "192.0.2.1"]},
-                                       "quota": {"logical_size_bytes": 1000}}
-    assert dict(shown_before, settings=None) == dict(shown_after, settings=None)  # nothing else differs
-    assert "notes" not in shown_after and not drift.get("warnings")
+    # What changes, and nothing else: the unchanged settings (the window, the other quota, the audit level) and
+    # the project's own fields (name, region, Postgres version, organization, retention, compute) are absent.
+    assert drift["diff"]["before"] == {"settings": {"allowed_ips": {"ips": ["192.0.2.1"]},
+                                                    "quota": {"logical_size_bytes": None}}}
+    assert drift["diff"]["after"] == {"settings": {"allowed_ips": {"ips": ["203.0.113.0/24", "192.0.2.1"]},
+                                                   "quota": {"logical_size_bytes": 1000}}}
+    assert not drift.get("warnings")
     assert drift["project"]["settings"]["allowed_ips"]["ips"] == ["203.0.113.0/24", "192.0.2.1"]  # as it would be
     assert held(sim, pid)["settings"] == before["settings"]
 
@@ -76,8 +77,7 @@ def test_check_diff_shows_each_setting_that_differs_and_the_real_run_changes_exa
 
     seq = last_seq(sim)
     again = ok(run(sim, "project", check_mode=True, diff=True, **baseline))
-    assert again["changed"] is False and again["diff"]["before"] == again["diff"]["after"]
-    assert "settings" not in again["diff"]["after"]
+    assert again["changed"] is False and again["diff"] == {"before": {}, "after": {}}  # nothing changes: nothing shown
     assert ok(run(sim, "project", **baseline))["changed"] is False and changes_since(sim, seq) == []
 
 
@@ -228,8 +228,12 @@ def test_pg_settings_reach_the_project_defaults_and_the_existing_default_compute
     checked = ok(run(sim, "project", check_mode=True, diff=True, id=pid,
                      compute=dict(pg_settings=dict(max_connections=90, work_mem="4MB"))))
     assert checked["changed"] is True
-    assert checked["diff"]["before"]["default_compute"]["pg_settings"] == {"max_connections": None, "work_mem": "4MB"}
-    assert checked["diff"]["after"]["default_compute"]["pg_settings"] == {"max_connections": "90", "work_mem": "4MB"}
+    # The project's defaults had no Postgres settings: both change there. The compute had work_mem already: only
+    # max_connections changes on it, and work_mem is absent from its side of the diff; so are its other settings.
+    assert checked["diff"]["before"] == {"compute": {"pg_settings": {"max_connections": None, "work_mem": None}},
+                                         "default_compute": {"pg_settings": {"max_connections": None}}}
+    assert checked["diff"]["after"] == {"compute": {"pg_settings": {"max_connections": "90", "work_mem": "4MB"}},
+                                        "default_compute": {"pg_settings": {"max_connections": "90"}}}
 
     result = ok(run(sim, "project", id=pid, compute=dict(pg_settings=dict(max_connections=90, work_mem="4MB"))))
     assert result["changed"] is True

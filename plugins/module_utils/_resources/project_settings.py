@@ -311,6 +311,24 @@ def given_options(fields, options):
     return [field.option for field in fields if dig(options, field.option) is not None]
 
 
+def changes_shown(fields, changes):
+    """The two sides of an update's diff, (before, after): of ``changes`` (a plan's: option -> (before, after)),
+    each option of ``fields`` that changes, nested by option name, and nothing else. Of Postgres settings (compared
+    by the names given), only the names whose value changes."""
+    before, after = {}, {}
+    for field in fields:
+        if field.option not in changes:
+            continue
+        old, new = changes[field.option]
+        if field.same is same_given_keys:
+            held = old if isinstance(old, dict) else {}
+            names = [name for name, value in (new or {}).items() if held.get(name) != value]
+            old, new = dict((name, held.get(name)) for name in names), dict((name, new[name]) for name in names)
+        put(before, field.option, old)
+        put(after, field.option, new)
+    return before, after
+
+
 def shown_fields(project, fields, option_names):
     """The values of ``option_names`` (of ``fields``) in ``project``, nested by option name (a diff's side)."""
     shown = {}

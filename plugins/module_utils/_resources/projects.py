@@ -48,6 +48,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
 from ansible_collections.neon.cloud.plugins.module_utils._resources.project_settings import (
     COMPUTE_PG_SETTINGS,
     SETTINGS_FIELDS,
+    changes_shown,
     check_settings,
     compute_settings_body,
     given_options,
@@ -64,8 +65,9 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.resource imp
 
 # The default compute as a task may ask for it: COMPUTE's settings and its Postgres settings.
 DEFAULT_COMPUTE = Description("compute", "endpoint", answers.ENDPOINT_FIELDS, COMPUTE.fields + [COMPUTE_PG_SETTINGS])
-# What a project's diff always shows (its compared fields); of the settings, only those that change.
-SHOWN_ALWAYS = [field.option for field in PROJECT.fields if field.compare and field not in SETTINGS_FIELDS]
+# What a create's diff (and a delete's) shows of a project: its compared fields, and of its settings those given.
+# An update's diff shows only what changes (project_settings.changes_shown).
+SHOWN_AT_CREATION = [field.option for field in PROJECT.fields if field.compare and field not in SETTINGS_FIELDS]
 
 
 class Project(Resource):
@@ -83,7 +85,7 @@ class Project(Resource):
         self.compute_plan = Plan(NOTHING, "no compute settings asked")
         self.options = {}
         self.asks_settings = False  # whether the task compares the project's settings (read with it)
-        self.shown_options = []  # the settings the diff shows: those that change (or are given, at creation)
+        self.shown_options = []  # the settings a create's diff shows: those given
         self.notes = []  # what a change of settings does that cannot be taken back (the diff and warnings)
 
     def present(self, options):
@@ -157,9 +159,7 @@ class Project(Resource):
             options = dict(options, org_id=self.org_id)  # the organization the service asked for when listing
         plan = decide(PROJECT, current, options, name=self.name or self.project_id)
         self.endpoint, self.compute_plan = self._compute_plan(current, plan, options.get("compute"))
-        settings = [field.option for field in SETTINGS_FIELDS]
-        self.shown_options = given_options(SETTINGS_FIELDS, options) if current is None else \
-            [option for option in settings if option in plan.changes]
+        self.shown_options = given_options(SETTINGS_FIELDS, options) if current is None else []
         self.notes = notes(current, planned(current, plan)) if plan.action in (CREATE, UPDATE) else []
         return plan
 
@@ -188,28 +188,19 @@ class Project(Resource):
         return endpoint, decide(DEFAULT_COMPUTE, endpoint, compute, name=None)
 
     def shown(self, current):
-        """Its compared fields, and of its settings those that change (those given, when it is created)."""
-        return shown_fields(current, PROJECT.fields, SHOWN_ALWAYS + self.shown_options)
-
-    def _compute_shown(self, endpoint):
-        """The default compute's settings, and of its Postgres settings those given."""
-        if endpoint is None:
-            return None
-        shown = COMPUTE.shown(endpoint)
-        wanted = (self.options.get("compute") or {}).get("pg_settings")
-        if wanted:
-            held = dig(endpoint, "settings.pg_settings")
-            shown["pg_settings"] = dict((name, held.get(name) if isinstance(held, dict) else None) for name in wanted)
-        return shown
+        """What a create's (or a delete's) diff shows: its compared fields, and of its settings those given."""
+        return shown_fields(current, PROJECT.fields, SHOWN_AT_CREATION + self.shown_options)
 
     def diff(self, current, plan):
+        """A create's: the project as asked. An update's: what changes and nothing else, the project's fields and
+        settings and its default compute's (``default_compute``), each before and after."""
         if current is None:
             before, after = {}, self.shown(planned(None, plan))
         else:
-            before = dict(self.shown(current), default_compute=self._compute_shown(self.endpoint))
-            after = dict(self.shown(planned(current, plan)),
-                         default_compute=self._compute_shown(planned(self.endpoint, self.compute_plan)
-                                                             if self.endpoint else None))
+            before, after = changes_shown(PROJECT.fields, plan.changes)
+            compute_before, compute_after = changes_shown(DEFAULT_COMPUTE.fields, self.compute_plan.changes)
+            if compute_after:
+                before["default_compute"], after["default_compute"] = compute_before, compute_after
         if self.notes:
             after["notes"] = list(self.notes)
             for note in self.notes:

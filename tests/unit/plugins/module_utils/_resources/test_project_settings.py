@@ -15,6 +15,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import NOTHING, REFUSE, UPDATE, decide, planned
 from ansible_collections.neon.cloud.plugins.module_utils._resources.project_settings import (
     SETTINGS_FIELDS,
+    changes_shown,
     check_settings,
     compute_settings_body,
     given_options,
@@ -166,7 +167,7 @@ def test_options_are_normalised_before_they_are_compared_and_sent():
     assert result["settings"]["allowed_ips"]["ips"] == ["192.0.2.1", "203.0.113.0/24", "2001:DB8::1"]
     assert result["settings"]["maintenance_window"]["weekdays"] == [6, 7]
     assert result["settings"]["preload_libraries"]["enabled_libraries"] == ["a", "b"]
-    assert result["compute"]["pg_settings"] == {"max_connections": "100", "work_mem": "4MB"}
+    assert result["compute"] == {"min_cu": None, "pg_settings": {"max_connections": "100", "work_mem": "4MB"}}
     assert given["settings"]["allowed_ips"]["ips"][0] == " 192.0.2.1 "  # the options given are left as they were
     assert with_settings_normalised(options()) == options()
 
@@ -273,6 +274,21 @@ def test_a_compute_sends_its_settings_whole_with_its_postgres_settings_merged():
     assert compute_settings_body(endpoint, {"max_connections": "90"}) == {
         "pg_settings": {"work_mem": "4MB", "max_connections": "90"}, "pgbouncer_settings": {"a": "1"}}
     assert compute_settings_body({"id": "ep-2"}, {"work_mem": "8MB"}) == {"pg_settings": {"work_mem": "8MB"}}
+
+
+def test_an_update_s_diff_shows_what_changes_and_nothing_else():
+    given = with_settings_normalised(options({"allowed_ips": {"ips": ["192.0.2.1"], "protected_branches_only": True},
+                                              "quota": {"compute_time_seconds": 3600, "logical_size_bytes": 5},
+                                              "maintenance_window": WINDOW},
+                                             name="shop", compute={"pg_settings": {"work_mem": "4MB",
+                                                                                   "max_connections": 90}}))
+    plan = decide(PROJECT, HELD, given)
+    assert changes_shown(PROJECT.fields, plan.changes) == (
+        {"settings": {"allowed_ips": {"ips": ["203.0.113.0/24", "192.0.2.1"]}, "quota": {"logical_size_bytes": 1000}},
+         "compute": {"pg_settings": {"max_connections": None}}},
+        {"settings": {"allowed_ips": {"ips": ["192.0.2.1"]}, "quota": {"logical_size_bytes": 5}},
+         "compute": {"pg_settings": {"max_connections": "90"}}})  # the name, the window, the flag, work_mem: as they are
+    assert changes_shown(PROJECT.fields, decide(PROJECT, HELD, options(name="shop")).changes) == ({}, {})
 
 
 def test_the_diff_shows_the_options_named():
