@@ -17,9 +17,13 @@ import json
 import os
 import threading
 
-__all__ = ["DOCUMENT_PATH", "Document", "Operation", "document"]
+__all__ = ["DOCUMENT_PATHS", "Document", "Operation", "document"]
 
-DOCUMENT_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "openapi", "neon-api-v2.json")
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# where the document is: in the repository (tests/simulator/openapi/), or inside an installed package whose
+# wheel carries it as neon_simulator/openapi/ (the first found is used)
+DOCUMENT_PATHS = (os.path.join(os.path.dirname(_HERE), "openapi", "neon-api-v2.json"),
+                  os.path.join(_HERE, "openapi", "neon-api-v2.json"))
 METHODS = ("get", "put", "post", "patch", "delete")
 
 _LOCK = threading.Lock()
@@ -100,9 +104,11 @@ class Document:
         return None, None
 
 
-def document(path=DOCUMENT_PATH):
-    """The document at ``path``, read once; None when the file is not there (the simulator then answers
-    404 for every route it does not serve, as it did before the document was kept)."""
+def document(path=None):
+    """The document at ``path`` (default: the first of DOCUMENT_PATHS that exists), read once; None when there
+    is none (the simulator then answers 404 for every route it does not serve, as before it kept the document)."""
+    if path is None:
+        path = next((candidate for candidate in DOCUMENT_PATHS if os.path.isfile(candidate)), DOCUMENT_PATHS[0])
     with _LOCK:
         if path not in _LOADED:
             try:
