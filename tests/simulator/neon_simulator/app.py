@@ -286,8 +286,11 @@ class SimulatorApp(ControlRoutes, ProvisioningRoutes, SharingRoutes, NetworkingR
             return json_response(status, payload)
         except Exception as exc:  # pylint: disable=broad-except
             status = next((code for kind, code in API_ERRORS if isinstance(exc, kind)), None)
-            if status is not None:  # a refusal the API answers with its status
-                return error_response(status, str(exc), request_id, getattr(exc, "code", ""))
+            if status is not None:  # a refusal the API answers with its status (and its headers: a 429's Retry-After)
+                response = error_response(status, str(exc), request_id, getattr(exc, "code", ""))
+                for name, value in getattr(exc, "headers", {}).items():
+                    response.headers[name] = value
+                return response
             _LOG.exception("unexpected error in %s %s", request.method, request.path)
             return error_response(500, "internal server error", request_id)
 

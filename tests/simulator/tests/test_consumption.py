@@ -192,8 +192,6 @@ def test_406_and_429_are_errors_py_refusals_and_the_429_says_when_to_ask_again(s
         raise AssertionError("a second request at once was not refused")
 
 
-@pytest.mark.xfail(strict=True, reason="app.py's refusal answer does not send an exception's headers yet (asked of the "
-                                       "integrator); remove this mark once it does")
 def test_a_429_answer_carries_retry_after(sim):
     sim.state.set_consumption_limits({"rate_per_minute": 30, "burst": 1})
     query = {"from": ago(sim, days=2), "to": ago(sim), "granularity": "daily", "org_id": ORG}

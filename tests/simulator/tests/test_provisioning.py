@@ -295,7 +295,8 @@ def test_branch_listing_pages_with_an_opaque_cursor_and_sorts(sim, made):
         new_branch(sim, made, branch={"name": name})
     everything = ok(call(sim, "GET", base(made) + "/branches"))
     assert len(everything["branches"]) == 4 and everything["annotations"] == {}
-    assert "pagination" not in everything
+    # as the live service lists them (recorded traffic): pagination always, and who made each branch
+    assert everything["pagination"]["sort_by"] == "updated_at" and "created_by" in everything["branches"][0]
     seen, cursor = [], None
     for _page in range(5):
         query = "?limit=2&sort_by=name&sort_order=asc" + ("&cursor=" + cursor if cursor else "")
