@@ -12,7 +12,6 @@ import calendar
 import time
 import uuid
 
-import pytest
 import requests
 
 API_KEY = "sim-selftest-key-consumption"
