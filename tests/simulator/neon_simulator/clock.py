@@ -23,6 +23,11 @@ _TIMESTAMP_RE = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?"
     r"(?:([Zz])|([+-])(\d{2}):?(\d{2}))$"
 )
+# RFC 3339 section 5.6, strictly (a CHOICE: tests/simulator/README.md, "Timestamps the API takes"): an upper-case
+# T, Z or +hh:mm.
+_RFC3339_RE = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:(Z)|([+-])(\d{2}):(\d{2}))$"
+)
 
 
 class Clock:
@@ -86,12 +91,32 @@ def iso_micro(us):
 
 
 def parse_timestamp(text):
-    """Parse an ISO 8601 / RFC 3339 timestamp into integer microseconds.
+    """Parse an ISO 8601 / RFC 3339 timestamp into integer microseconds, leniently: for the control API and the
+    simulator's own cursors. What /api/v2 takes where the OpenAPI says date-time is :func:`parse_rfc3339`'s.
 
     Accepts a ``Z`` suffix or a numeric offset and 0 to 9 fractional digits
     (digits past microseconds are dropped).  Raises ValueError otherwise.
     """
-    match = _TIMESTAMP_RE.match(text or "")
+    return _parsed(_TIMESTAMP_RE.match(text or ""), text)
+
+
+def parse_rfc3339(text):
+    """Parse an RFC 3339 timestamp (section 5.6) into integer microseconds, strictly: what /api/v2 takes where the
+    OpenAPI says date-time. ``2026-05-04T02:55:00Z`` or ``...T04:55:00.5+02:00`` - an upper-case ``T``, ``Z`` or
+    an offset ``+hh:mm``, a real date, hours 0-23, minutes and seconds 0-59 (no leap second). Raises ValueError
+    for anything else (a space or a lower-case ``t``/``z``, ``+0200``, ``2026-02-31``, second 60), so that a test
+    sees a client that sends such a value refused (the service's handling of them is not documented: the
+    simulator's choice is the strict reading, as Go's ``time.RFC3339`` layout reads)."""
+    if not isinstance(text, str):
+        raise ValueError("not an RFC 3339 timestamp: %r" % (text,))
+    match = _RFC3339_RE.match(text)
+    if match and (int(match.group(10) or 0) > 23 or int(match.group(11) or 0) > 59):
+        match = None
+    return _parsed(match, text)
+
+
+def _parsed(match, text):
+    """Microseconds since the epoch of a matched timestamp; ValueError when there is no match or no such moment."""
     if not match:
         raise ValueError("not an ISO 8601 timestamp: %r" % (text,))
     year, month, day, hour, minute, second, frac, _zulu, sign, off_h, off_m = match.groups()

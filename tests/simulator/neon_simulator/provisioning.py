@@ -27,7 +27,7 @@ import random
 import re
 
 from . import access, ids, seed
-from .clock import iso_seconds, parse_timestamp
+from .clock import iso_seconds, parse_rfc3339
 from .errors import Conflict, Forbidden, InvalidRequest, Locked, NotFound, Unprocessable, with_code
 from .history import LSN_RE, us_of_lsn, lsn_of as _lsn
 from .model import PERSONAL_KEY, PROJECT_KEY
@@ -733,7 +733,8 @@ class ProvisioningMixin:
         if value is None:
             return True, None
         try:
-            expires_us = parse_timestamp(value) if isinstance(value, str) else None
+            # RFC 3339, strictly (clock.parse_rfc3339; tests/simulator/README.md, "Timestamps the API takes")
+            expires_us = parse_rfc3339(value) if isinstance(value, str) else None
         except ValueError:
             expires_us = None
         if expires_us is None:
@@ -785,7 +786,7 @@ class ProvisioningMixin:
             parent_us = now_us
             if spec.get("parent_timestamp") is not None or parent_lsn is not None:
                 try:
-                    parent_us = parse_timestamp(spec["parent_timestamp"]) if parent_lsn is None else \
+                    parent_us = parse_rfc3339(spec["parent_timestamp"]) if parent_lsn is None else \
                         min(us_of_lsn(parent_lsn, now_us), now_us)
                 except (TypeError, ValueError):
                     raise InvalidRequest("parent_timestamp: must be an RFC 3339 timestamp") from None

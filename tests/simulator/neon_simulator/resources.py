@@ -109,7 +109,7 @@ class Branch:
         self.init_source = "parent-data"  # or "schema-only": a root branch with its source's schema, no data
         self.restore_status = None  # a snapshot restore's: "restored", "finalized" (SPEC Branch)
         self.restored_from = None   # the snapshot id it was restored from
-        self.restored_as = None     # the branch id that took this one's place when a restore was finalized
+        self.restored_as = None     # set on the restored branch at finalize: the id of the branch it replaced (SPEC)
 
     def render(self, now_us):
         item = {

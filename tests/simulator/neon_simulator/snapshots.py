@@ -27,8 +27,11 @@ CHOICES (the notes say "unknown" or nothing; tests/simulator/README.md, "Snapsho
   (1 on a free plan, 10 on a paid one; scheduled snapshots do not count): 422 ``SNAPSHOTS_LIMIT_EXCEEDED``.
   A name taken in the project: 409 ``MESSAGE_SNAPSHOT_EXISTS`` ("already exists", like the other duplicates).
   A point outside the restore window (the project's ``history_retention_seconds`` back from now, not before the
-  branch was made, not in the future): 400 naming the window as a Go duration (``24h0m0s``), as the
-  out-of-window restore message is read by tools (notes section 5).
+  branch was made, not in the future): 400 naming the window as a Go duration (``24h0m0s``, ``30m0s``:
+  history.go_duration), as the out-of-window restore message is read by tools (notes section 5).
+- ``timestamp`` and ``expires_at`` are read as strict RFC 3339 (clock.parse_rfc3339: an upper-case T, Z or
+  +hh:mm, a real date, seconds 0-59; the notes say "ISO 8601 (e.g. 2025-08-05T22:00:00Z)"); anything else is a
+  400 naming the parameter.
 - A snapshot without a name is named ``<branch name>-<its moment, to the second>``. Its ``lsn`` is the LSN of
   its moment (history.py); its ``timestamp`` is the moment, to the second unless it has a fraction.
 - ``expires_at`` must be in the future (400); an expired snapshot disappears from the list. PATCH takes only
@@ -56,9 +59,9 @@ from __future__ import annotations
 import random
 
 from . import ids
-from .clock import iso_micro, iso_seconds, parse_timestamp
+from .clock import iso_micro, iso_seconds, parse_rfc3339
 from .errors import Conflict, Forbidden, InvalidRequest, NotFound, Unprocessable, with_code
-from .history import BranchData, lsn_of
+from .history import BranchData, go_duration, lsn_of
 from .provisioning import (BRANCH_NAME_MAX, MESSAGE_BRANCHES_LIMIT, _boolean, _object, _string,
                            _subscription_type)
 from .resources import Branch, Database
@@ -81,13 +84,6 @@ DAY_RANGES = {"weekly": (1, 7), "monthly": (1, 31)}
 RETENTION_RANGE = (3600, 35 * 86400)
 SCHEDULE_FIELDS = ("frequency", "hour", "day", "month", "retention_seconds")
 _US = 1000000
-
-
-def go_duration(seconds):
-    """``6h0m0s``: a duration as Go prints it (the restore window's words, notes section 5)."""
-    hours, rest = divmod(int(seconds), 3600)
-    minutes, secs = divmod(rest, 60)
-    return "%dh%dm%ds" % (hours, minutes, secs)
 
 
 def iso_moment(us):
@@ -148,13 +144,14 @@ class SnapshotBook:
 
 
 def _timestamp_arg(value, name):
-    """A query parameter's timestamp in microseconds (None when not given)."""
+    """A query parameter's timestamp in microseconds (None when not given): strict RFC 3339 (clock.parse_rfc3339;
+    CHOICES)."""
     if value is None or value == "":
         return None
     try:
-        return parse_timestamp(value)
+        return parse_rfc3339(value)
     except (TypeError, ValueError):
-        raise InvalidRequest("%s: must be an ISO 8601 timestamp such as 2025-08-05T22:00:00Z, got %r"
+        raise InvalidRequest("%s: must be an RFC 3339 timestamp such as 2025-08-05T22:00:00Z, got %r"
                              % (name, value)) from None
 
 

@@ -10,6 +10,7 @@ time: the clock is jumped forward, operations are held or failed by script.
 
 from __future__ import annotations
 
+import datetime
 import time
 
 import pytest
@@ -177,6 +178,73 @@ def test_refused_restores_change_nothing(sim, bad_change, body, status, words):
     before = by_name(sim, pid)
     refused(restore(sim, pid, main["id"], **body), status, *words)
     assert by_name(sim, pid) == before and rows(sim, pid, main["id"], "orders") == []
+
+
+# What the service's RFC 3339 parser refuses (review finding 20): a client that sends these must see them refused.
+NOT_RFC3339 = [
+    lambda good: good.replace("T", " "),  # a space
+    lambda good: good.replace("T", "t"),  # a lower-case t
+    lambda good: good.replace("Z", "z"),  # a lower-case z
+    lambda good: good.replace("Z", "+0000"),  # an offset without its colon
+    lambda good: good[:-1],  # no time zone
+    lambda good: "2026-02-31T00:00:00Z",  # no such day
+    lambda good: good[:17] + "60" + good[19:],  # second 60
+]
+
+
+@pytest.mark.parametrize("spelled", NOT_RFC3339)
+def test_a_restore_point_that_is_not_rfc_3339_is_refused_naming_it(sim, bad_change, spelled):
+    pid, main, good, _bad = bad_change
+    before = by_name(sim, pid)
+    refused(restore(sim, pid, main["id"], source_branch_id=main["id"], source_timestamp=spelled(good["timestamp"]),
+                    preserve_under_name="x"), 400, "source_timestamp: must be an RFC 3339 timestamp")
+    assert by_name(sim, pid) == before and rows(sim, pid, main["id"], "orders") == []
+
+
+def test_a_restore_point_with_an_offset_is_that_moment(sim, bad_change):
+    pid, main, good, _bad = bad_change
+    moment = good["timestamp"]  # 2026-...T10:11:12.123456Z
+    hour = int(moment[11:13])
+    shifted = "%s%02d%s+01:00" % (moment[:11], (hour + 1) % 24, moment[13:-1]) if hour < 23 else \
+        moment[:-1] + "+00:00"
+    ok(restore(sim, pid, main["id"], source_branch_id=main["id"], source_timestamp=shifted, preserve_under_name="kept"))
+    sim.advance_clock(SETTLE)
+    assert rows(sim, pid, main["id"], "orders") == [{"id": 1, "total": 5}, {"id": 2, "total": 7}]
+
+
+@pytest.mark.parametrize("spelled", NOT_RFC3339)
+def test_a_schema_point_that_is_not_rfc_3339_is_refused_naming_it(sim, spelled):
+    pid, main = project(sim)
+    staging = branch(sim, pid, "staging")
+    now = write(sim, pid, main["id"], "orders", [{"id": 1}])["timestamp"]
+    refused(schema(sim, pid, main["id"], db_name="neondb", timestamp=spelled(now)), 400,
+            "timestamp: must be an RFC 3339 timestamp")
+    refused(compare(sim, pid, staging["id"], db_name="neondb", base_branch_id=main["id"],
+                    base_timestamp=spelled(now)), 400, "base_timestamp: must be an RFC 3339 timestamp")
+    refused(compare(sim, pid, staging["id"], db_name="neondb", base_branch_id=main["id"], timestamp=spelled(now)),
+            400, "timestamp: must be an RFC 3339 timestamp")
+
+
+@pytest.mark.parametrize("spelled", NOT_RFC3339)
+def test_a_branch_point_or_expiry_that_is_not_rfc_3339_is_refused(sim, spelled):
+    pid, main = project(sim)
+    now = write(sim, pid, main["id"], "orders", [{"id": 1}])["timestamp"]
+    sim.advance_clock(1)
+    names = set(by_name(sim, pid))
+    path = "/projects/%s/branches" % pid
+    refused(call(sim, "POST", path, json={"branch": {"name": "at", "parent_timestamp": spelled(now)}}), 400,
+            "parent_timestamp: must be an RFC 3339 timestamp")
+    tomorrow = datetime.datetime.fromtimestamp(sim.state.clock.time() + 86400, tz=datetime.timezone.utc)
+    expiry = spelled(tomorrow.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    refused(call(sim, "POST", path, json={"branch": {"name": "short", "expires_at": expiry}}), 400,
+            "expires_at: must be an RFC 3339 timestamp")
+    preview = branch(sim, pid, "preview")
+    refused(call(sim, "PATCH", "%s/%s" % (path, preview["id"]), json={"branch": {"expires_at": expiry}}), 400,
+            "expires_at: must be an RFC 3339 timestamp")
+    assert set(by_name(sim, pid)) == names | {"preview"} and "expires_at" not in get_branch(sim, pid, preview["id"])
+    # the same moments in RFC 3339 are taken
+    branch(sim, pid, "at", parent_timestamp=now)
+    branch(sim, pid, "short", expires_at=tomorrow.strftime("%Y-%m-%dT%H:%M:%S+00:00"))
 
 
 def test_a_branch_with_children_needs_a_name_to_preserve_even_from_another_branch(sim, bad_change):

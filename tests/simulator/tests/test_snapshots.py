@@ -168,6 +168,36 @@ def test_a_point_is_one_of_timestamp_or_lsn_inside_the_history_window(sim, main)
     assert rows(sim, restored["branch"]["id"]) == [{"id": 1}]
 
 
+@pytest.mark.parametrize("spelled", [
+    lambda moment: moment.replace("T", " "), lambda moment: moment.replace("T", "t"),
+    lambda moment: moment.replace("Z", "z"), lambda moment: moment.replace("Z", "+0000"),
+    lambda moment: moment[:-1], lambda moment: moment[:17] + "60Z", lambda moment: "2026-02-31T00:00:00Z",
+])
+def test_a_timestamp_or_expiry_that_is_not_rfc_3339_is_refused_naming_it(sim, main, spelled):
+    """As the service's RFC 3339 parser refuses them (review finding 20): a lenient client is caught here."""
+    first = write(sim, main["id"], [{"id": 1}])
+    sim.advance_clock(5)
+    in_a_day = datetime.datetime.fromtimestamp(sim.state.clock.time() + 86400, tz=datetime.timezone.utc)
+    refused(take(sim, main["id"], name="x", timestamp=spelled(first["timestamp"])), 400,
+            "timestamp: must be an RFC 3339 timestamp")
+    refused(take(sim, main["id"], name="x", expires_at=spelled(in_a_day.strftime("%Y-%m-%dT%H:%M:%SZ"))), 400,
+            "expires_at: must be an RFC 3339 timestamp")
+    assert answer(call(sim, "GET", "/projects/%s/snapshots" % DEMO))["snapshots"] == []
+    made = taken(sim, main["id"], name="x", timestamp=first["timestamp"].replace("Z", "+00:00"),
+                 expires_at=in_a_day.strftime("%Y-%m-%dT%H:%M:%S+00:00"))
+    assert made["lsn"] == first["lsn"]
+
+
+def test_the_window_is_named_as_go_prints_a_duration(sim):
+    """A 30-minute history window is 30m0s, as Go's time.Duration prints it (not 0h30m0s): history.go_duration."""
+    made = answer(call(sim, "POST", "/projects", json={"project": {"name": "short-history",
+                                                                   "history_retention_seconds": 1800}}), 201)
+    sim.advance_clock(30)
+    message = refused(take(sim, made["branch"]["id"], made["project"]["id"], name="old",
+                           timestamp="2001-01-01T00:00:00Z"), 400, "outside the restore window")["message"]
+    assert "kept for 30m0s" in message and "0h30m0s" not in message
+
+
 def test_an_expired_snapshot_is_gone_from_the_list(sim, main):
     in_an_hour = datetime.datetime.fromtimestamp(sim.state.clock.time() + 3600, tz=datetime.timezone.utc)
     made = taken(sim, main["id"], name="short", expires_at=in_an_hour.strftime("%Y-%m-%dT%H:%M:%SZ"))
