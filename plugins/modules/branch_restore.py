@@ -23,10 +23,12 @@ description:
     the restored branch's parent and takes its children. The service requires it when a branch is restored from its
     own history or has children.
   - B(Running it again does not restore twice.) The module knows a restore was done when a branch of the
-    O(preserve_under_name) exists and is the restored branch's parent - the place the service puts the state a
-    restore kept. The task then changes nothing and returns both branches (with a warning when the point asked
-    differs from the one of that restore). A branch of that name that is not the branch's parent is refused, before
-    anything is sent.
+    O(preserve_under_name) exists and is what a restore of this branch made - the restored branch's parent (where
+    the service puts the state a restore kept), made after the restored branch (C(created_at)), which has been
+    restored since (it has a C(last_reset_at)). The task then changes nothing and returns both branches (with a
+    warning when the point asked differs from the one of that restore).
+  - A branch of that name that is anything else - another branch, or the branch's ordinary parent (older than it,
+    the branch it was made from) - is refused before anything is sent; give another O(preserve_under_name).
   - Without O(preserve_under_name) (restoring from another branch with no children) nothing tells an earlier restore
     apart, so the branch is restored on every run and the task reports a change every time - a reset, as
     O(neon.cloud.branch#module:reset_from_parent) is.

@@ -145,6 +145,34 @@ def test_bad_input_fails_before_any_request(sim, args, words):
     assert requests_since(sim, seq) == []
 
 
+def test_a_parent_of_the_name_to_preserve_that_no_restore_made_is_refused_before_any_change(sim):
+    """Review finding 1: preview was made from release-base. Restoring it from staging with preserve_under_name
+    release-base is not "restored already" - release-base is its ordinary parent, older than it - and the task
+    fails before anything is sent, saying to give another name. With another name, it is restored."""
+    pid, main, _before = bad_change(sim)
+    ok(run(sim, "branch", project_id=pid, name="release-base", compute=False))
+    sim.advance_clock(5)
+    ok(run(sim, "branch", project_id=pid, name="preview", parent="release-base", compute=False))
+    staging = ok(run(sim, "branch", project_id=pid, name="staging", compute=False))["branch"]
+    write(sim, pid, staging["id"], "orders", [{"id": 9, "total": 1}])
+    preview = branch_named(sim, pid, "preview")
+    for _run in range(2):  # a reset since (last_reset_at set) does not make the older parent a preserved state
+        seq = last_seq(sim)
+        refused = failed(restore(sim, pid, branch="preview", source_branch="staging", preserve_under_name="release-base"))
+        assert "a branch named 'release-base' already exists" in refused["msg"]
+        assert "before the branch" in refused["msg"] or "never restored or reset" in refused["msg"]
+        assert "Give another preserve_under_name" in refused["msg"] and refused["changed"] is False
+        assert changes_since(sim, seq) == [] and rows(sim, pid, preview["id"]) == []
+        ok(run(sim, "branch", project_id=pid, name="preview", compute=False, reset_from_parent=True))
+    kept = ok(restore(sim, pid, branch="preview", source_branch="staging", preserve_under_name="preview-before"))
+    assert kept["changed"] is True and rows(sim, pid, preview["id"]) == [{"id": 9, "total": 1}]
+    assert kept["preserved_branch"]["name"] == "preview-before" and kept["branch"]["parent_id"] == \
+        kept["preserved_branch"]["id"]
+    seq = last_seq(sim)
+    again = ok(restore(sim, pid, branch="preview", source_branch="staging", preserve_under_name="preview-before"))
+    assert again["changed"] is False and changes_since(sim, seq) == []
+
+
 def test_what_the_listing_shows_is_refused_before_any_change(sim):
     pid, main, before = bad_change(sim)
     ok(run(sim, "branch", project_id=pid, name="dev", compute=False))

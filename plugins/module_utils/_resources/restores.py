@@ -14,7 +14,8 @@ Two parts, the rules first:
 
 - **The rules** (pure, unit-tested): what the options alone refuse (``input_problem``), and the plan
   against what the project holds (``restore_plan``): restore, or nothing because an earlier run did it
-  (the branch's parent is the branch preserved under that name), or a refusal. A restore without a
+  (``restore_kept``: the branch's parent is the branch of that name, which the restore made - younger than
+  the branch, which has been reset since), or a refusal. A restore without a
   name to preserve cannot be told from an earlier one, so it is carried out on every run - a reset,
   as ``reset_from_parent`` of ``neon.cloud.branch`` is.
 - **Carrying it out** (``BranchRestore``): one listing of the project's branches and the branch's
@@ -31,6 +32,7 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
 from ansible_collections.neon.cloud.plugins.module_utils._api.timestamps import timestamp as seconds_of
@@ -54,6 +56,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.task import 
 RESTORE = "restore"
 NOTHING = "none"
 BRANCH_NAME_MAX = 256
+# What the restore rules read of each listed branch besides answers.BRANCH_FIELDS (SPEC Branch), checked first.
+RESTORE_READ_FIELDS = dict(optional={"created_at": (str, type(None)), "last_reset_at": (str, type(None))})
 # A Go duration as the service writes a history window in its messages (6h0m0s, 24h0m0s, 30m0s).
 _GO_DURATION = re.compile(r"\b(\d+h\d+m\d+(?:\.\d+)?s|\d+m\d+(?:\.\d+)?s)\b")
 
@@ -159,17 +163,49 @@ def same_point(shown, asked):
     return int(first) == int(second // 1)
 
 
+def restore_kept(branch, found):
+    """Why ``found``, the branch named ``preserve_under_name``, is not the state an earlier restore of ``branch``
+    kept, or None when it is.
+
+    A restore with ``preserve_under_name`` makes the branch of that name at that moment, makes it the restored
+    branch's parent and sets the restored branch's ``last_reset_at`` (docs/docsite/rst/api-behaviour.rst, "Restore,
+    default branch and schema"). An ordinary parent is older than its child. So ``found`` is what a restore kept
+    when it is the branch's parent, the branch has a ``last_reset_at``, and ``found`` is younger than the branch:
+    its ``created_at`` is later. Both are given to the second; in the same second, only when the branch was reset
+    in that second too (made, restored and preserved within one second; an ordinary parent and its child made in
+    one second were not also reset in it)."""
+    if branch.get("parent_id") != found["id"]:
+        return "a restore of the branch would have made it the branch's parent, which is %s" % (
+            branch.get("parent_id") or "none: it is a root branch")
+    if not branch.get("last_reset_at"):
+        return "it is the branch's parent, but the branch was never restored or reset (it has no last_reset_at), " \
+               "so it is the branch it was made from"
+    made, born, reset = seconds_of(found.get("created_at")), seconds_of(branch.get("created_at")), \
+        seconds_of(branch.get("last_reset_at"))
+    if made is None or born is None or reset is None:
+        return "the service does not give when both were made and the branch reset (created_at %r and %r, " \
+               "last_reset_at %r), so it cannot be told from the branch's ordinary parent" % (
+                   found.get("created_at"), branch.get("created_at"), branch.get("last_reset_at"))
+    younger = int(made) > int(born) or (int(made) == int(born) == int(reset))
+    if not younger:
+        return "it is the branch's parent and was made at %s, before the branch (%s): it is the branch it was made " \
+               "from, and a restore makes the branch it preserves after the branch restored" % (
+                   found.get("created_at"), branch.get("created_at"))
+    return None
+
+
 def _restored_before(branch, found, label, timestamp, lsn):
-    """The plan when a branch of the name to preserve exists: an earlier restore of this branch made it (it is the
-    branch's parent: the service makes the preserved branch the restored one's parent), or a refusal."""
+    """The plan when a branch of the name to preserve exists: nothing when an earlier restore of this branch made
+    it (restore_kept), else a refusal (before any request)."""
     if found["id"] == branch["id"]:
         raise Refusal("preserve_under_name %r is the name of the branch restored; give another name" % found["name"])
-    if branch.get("parent_id") != found["id"]:
-        raise Refusal("a branch named %r already exists (id %s), and it is not what a restore of %s preserved (that "
-                      "one would be its parent, which is %s); give another preserve_under_name, or delete branch %r "
-                      "if it is no longer needed" % (found["name"], found["id"], label,
-                                                     branch.get("parent_id") or "none: it is a root branch",
-                                                     found["name"]))
+    problem = restore_kept(branch, found)
+    if problem is not None:
+        parent = branch.get("parent_id") == found["id"]
+        raise Refusal("a branch named %r already exists (id %s), and it is not what a restore of %s preserved: %s. "
+                      "Give another preserve_under_name%s" % (
+                          found["name"], found["id"], label, problem,
+                          "" if parent else ", or delete branch %r if it is no longer needed" % found["name"]))
     warnings = []
     earlier_timestamp, earlier_lsn = branch.get("parent_timestamp"), branch.get("parent_lsn")
     if (timestamp is not None and earlier_timestamp and not same_point(earlier_timestamp, timestamp)) or \
@@ -250,13 +286,19 @@ class BranchRestore:
     def _find(self):
         """The project's branches, the branch, its source and the plan (Refusals become the task's failure)."""
         try:
-            branches = list_branches(self.client, self.project_id)
+            branches = self._branches()
             branch = self._one(branches, self.wanted, "branch")
             source = branch if self.wanted_source is None else self._one(branches, self.wanted_source, "source_branch")
             return branches, branch, source, restore_plan(branch, source, branches, self.timestamp, self.lsn,
                                                           self.preserve)
         except Refusal as refusal:
             raise self.task.refused(refusal)
+
+    def _branches(self):
+        """The project's branches, with what the restore rules read of them checked: one request."""
+        branches = list_branches(self.client, self.project_id)
+        check = answers.Checker("GET", project_path(self.project_id, "branches"))
+        return check.each(branches, "branches", **RESTORE_READ_FIELDS)
 
     def _one(self, branches, wanted, option):
         found = find_branch(branches, wanted)
@@ -311,11 +353,12 @@ class BranchRestore:
 
     def _restored_meanwhile(self, branch, error, endpoints):
         """The name to preserve was taken while this run sent its restore: another run restored the branch (its
-        parent is now that branch), which this run waits for and returns; anything else fails."""
-        branches = list_branches(self.client, self.project_id)
+        parent is now that branch, made by that restore: restore_kept), which this run waits for and returns; anything
+        else fails."""
+        branches = self._branches()
         current = find_branch(branches, branch["id"])
         preserved = only_one([item for item in branches if item["name"] == self.preserve], "branches", self.preserve)
-        if current is None or preserved is None or current.get("parent_id") != preserved["id"]:
+        if current is None or preserved is None or restore_kept(current, preserved) is not None:
             raise self.task.failure("Restoring branch %s failed: %s" % (branch_label(branch), error.describe()), error)
         self.task.warnings.append("Branch %s was restored by another run at the same time (its state was kept as "
                                   "branch %s); this run did not restore it again" % (

@@ -18,14 +18,18 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.restores imp
     input_problem,
     moved_computes,
     restore_diff,
+    restore_kept,
     restore_plan,
     window_hint,
 )
 
-MAIN = {"id": "br-main-1", "name": "main", "default": True}
-DEV = {"id": "br-dev-1", "name": "dev", "parent_id": "br-main-1"}
-STAGING = {"id": "br-staging-1", "name": "staging", "parent_id": "br-main-1"}
+MAIN = {"id": "br-main-1", "name": "main", "default": True, "created_at": "2026-05-01T00:00:00Z"}
+DEV = {"id": "br-dev-1", "name": "dev", "parent_id": "br-main-1", "created_at": "2026-05-02T00:00:00Z"}
+STAGING = {"id": "br-staging-1", "name": "staging", "parent_id": "br-main-1", "created_at": "2026-05-02T00:00:00Z"}
 MOMENT = "2026-05-04T02:55:00Z"
+# What a restore of main with preserve_under_name main-old left: main-old made then, main's parent, main reset then.
+KEPT = {"id": "br-kept-1", "name": "main-old", "created_at": "2026-05-04T03:10:12Z"}
+RESTORED = dict(MAIN, parent_id="br-kept-1", parent_timestamp=MOMENT, last_reset_at="2026-05-04T03:10:12Z")
 
 
 # ---------------------------------------------------------------------------------------------- input
@@ -70,8 +74,7 @@ def test_a_restore_from_its_own_history_keeps_its_state_under_the_name():
 
 
 def test_a_rerun_finds_the_preserved_branch_as_the_parent_and_restores_nothing():
-    kept = {"id": "br-kept-1", "name": "main-old"}
-    restored = dict(MAIN, parent_id="br-kept-1", parent_timestamp=MOMENT)
+    kept, restored = KEPT, RESTORED
     plan = restore_plan(restored, restored, [restored, kept, dict(DEV, parent_id="br-kept-1")], timestamp=MOMENT,
                         preserve_under_name="main-old")
     assert plan.action == NOTHING and not plan.changed and plan.preserved is kept and plan.body == {}
@@ -101,10 +104,43 @@ def test_a_taken_name_that_is_not_what_a_restore_preserved_is_refused():
     with pytest.raises(Refusal) as refused:
         restore_plan(MAIN, MAIN, [MAIN, DEV], timestamp=MOMENT, preserve_under_name="dev")
     assert "a branch named 'dev' already exists (id br-dev-1)" in refused.value.msg
-    assert "none: it is a root branch" in refused.value.msg and "give another preserve_under_name" in refused.value.msg
+    assert "none: it is a root branch" in refused.value.msg and "Give another preserve_under_name" in refused.value.msg
     with pytest.raises(Refusal) as twice:
         restore_plan(MAIN, MAIN, [MAIN, DEV, dict(STAGING, name="dev")], timestamp=MOMENT, preserve_under_name="dev")
     assert "2 branches are named 'dev'" in twice.value.msg
+
+
+# The review's case: preview was made from release-base, then is restored from staging keeping its state as
+# release-base. The parent of that name is the branch preview was made from, not a state a restore kept.
+RELEASE_BASE = {"id": "br-base-1", "name": "release-base", "parent_id": "br-main-1", "created_at": "2026-05-02T00:00:00Z"}
+PREVIEW = {"id": "br-preview-1", "name": "preview", "parent_id": "br-base-1", "created_at": "2026-05-03T00:00:00Z"}
+
+
+@pytest.mark.parametrize("preview, words", [
+    (PREVIEW, "never restored or reset (it has no last_reset_at)"),
+    # reset since (reset_from_parent, or a restore that kept nothing): the parent is still older than it
+    (dict(PREVIEW, last_reset_at="2026-05-04T00:00:00Z"), "was made at 2026-05-02T00:00:00Z, before the branch"),
+    # parent and child made in one second, the child reset later: not what that reset kept
+    (dict(PREVIEW, created_at="2026-05-02T00:00:00Z", last_reset_at="2026-05-04T00:00:00Z"), "before the branch"),
+    (dict(PREVIEW, created_at=None, last_reset_at="2026-05-04T00:00:00Z"), "cannot be told from"),
+])
+def test_an_ordinary_parent_of_the_name_to_preserve_is_refused_before_any_request(preview, words):
+    with pytest.raises(Refusal) as refused:
+        restore_plan(preview, STAGING, [MAIN, RELEASE_BASE, preview, STAGING], preserve_under_name="release-base")
+    assert "a branch named 'release-base' already exists (id br-base-1)" in refused.value.msg
+    assert words in refused.value.msg and "Give another preserve_under_name" in refused.value.msg
+    assert "delete branch" not in refused.value.msg  # it is the branch's parent: deleting it is not the way
+
+
+def test_a_preserved_branch_is_the_parent_made_by_a_restore_of_the_branch():
+    assert restore_kept(RESTORED, KEPT) is None
+    # made, restored and preserved in the branch's first second: the service gives all three to that second
+    quick = dict(RESTORED, created_at="2026-05-04T03:10:12Z")
+    assert restore_kept(quick, KEPT) is None
+    assert restore_kept(dict(quick, last_reset_at="2026-05-04T03:10:13Z"), KEPT) is not None
+    assert restore_kept(dict(RESTORED, parent_id="br-other"), KEPT) is not None
+    assert restore_kept(dict(RESTORED, last_reset_at=None), KEPT) is not None
+    assert restore_kept(RESTORED, dict(KEPT, created_at="2026-04-30T00:00:00Z")) is not None
 
 
 def test_the_name_to_preserve_is_required_where_the_service_requires_it():
@@ -148,9 +184,8 @@ def test_the_diff_says_what_is_restored_from_where_and_what_is_kept():
     reset = restore_plan(DEV, STAGING, [MAIN, DEV, STAGING])
     before, after = restore_diff(DEV, STAGING, reset)
     assert after["parent_id"] == "br-staging-1" and after["preserved"] is None
-    nothing = restore_plan(dict(MAIN, parent_id="br-kept-1"), MAIN, [MAIN, {"id": "br-kept-1", "name": "old"}],
-                           timestamp=MOMENT, preserve_under_name="old")
-    before, after = restore_diff(MAIN, MAIN, nothing)
+    nothing = restore_plan(RESTORED, RESTORED, [RESTORED, KEPT], timestamp=MOMENT, preserve_under_name="main-old")
+    before, after = restore_diff(RESTORED, RESTORED, nothing)
     assert before == after
 
 
