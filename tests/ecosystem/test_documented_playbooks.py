@@ -42,6 +42,7 @@ import yaml
 from ecosystem_support import (CREDENTIAL_TYPE_FILE, FAKE_AWX_RECORD_ENV, fake_awx_calls, fake_awx_collection,
                                load_credential_type)
 from neon_testing import ROOT, ansible_env, tool
+from test_simulator_package import check_guide_scene, check_guide_workflow
 
 PAGES = os.path.join(ROOT, "docs", "docsite", "rst")
 MODULES = os.path.join(ROOT, "plugins", "modules")
@@ -947,6 +948,15 @@ BLOCKS = {
         group=PAGES_RUN, hostvars={"neon_branch": ended_operations}, why="neon_branch, what each host's earlier task registered"),
     "waiting.rst: Let running operations finish before changing the project": Run(
         group=PAGES_RUN, play_vars={"project_id": DEMO_PROJECT}, why="the project it names"),
+    # testing-without-neon.rst
+    "testing-without-neon.rst: # tests/neon-scene.yml": Checked(
+        check_guide_scene, "a scene file of the simulator: set on a simulator, it makes what the page says"),
+    "testing-without-neon.rst: The shop's database on staging, and a release branch": Covered(
+        "test_simulator_package.py", "the page's CI workflow runs it twice against a simulator started with the "
+        "page's scene (its project, its key) and asserts the second run sent no change"),
+    "testing-without-neon.rst: The projects are listed even when the service answers 503 twice": Run(),
+    "testing-without-neon.rst: name: Playbook tests": Checked(
+        check_guide_workflow, "a GitHub Actions workflow: test_simulator_package.py runs its steps in order"),
     # the modules' EXAMPLES: those that change something each in a run of its own, the others in one
     "api_key.py EXAMPLES": Run(group=READERS_RUN, check_mode=WRITES_ETC),
     "api_key_info.py EXAMPLES": Run(group=READERS_RUN),

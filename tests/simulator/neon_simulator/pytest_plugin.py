@@ -46,7 +46,7 @@ def _number(config, name, kind, low):
     except ValueError:
         value = None
     if value is None or value < low:
-        raise pytest.UsageError("%s: %r is not a number of at least %s" % (name, text, low))
+        pytest.fail("%s: %r is not a number of at least %s" % (name, text, low), pytrace=False)
     return value
 
 
@@ -65,18 +65,21 @@ class _Session:
             try:
                 self.scene = read_scene(path)
             except SceneError as error:
-                raise pytest.UsageError("%s: %s" % (SCENE_INI, error)) from None
+                pytest.fail("%s: %s" % (SCENE_INI, error), pytrace=False)
         # a key shaped like a real one: 64 characters of [a-z0-9]
         self.simulator = Simulator(api_key=secrets.token_hex(32), seed=_number(config, SEED_INI, int, 0),
                                    operation_pace=_number(config, PACE_INI, float, 0.001))
 
     def fresh(self):
         """The simulator back to its seed, with the scene set."""
-        from neon_simulator.scene_file import apply_scene
+        from neon_simulator.scene_file import SceneError, apply_scene
 
         self.simulator.reset()
         if self.scene is not None:
-            apply_scene(self.simulator, self.scene)
+            try:
+                apply_scene(self.simulator, self.scene)
+            except SceneError as error:
+                pytest.fail("%s: %s" % (SCENE_INI, error), pytrace=False)
         return self.simulator
 
 
