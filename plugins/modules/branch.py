@@ -51,8 +51,10 @@ options:
     type: str
   parent_timestamp:
     description:
-      - Create the branch from the parent's data at this moment (ISO 8601, such as V(2025-01-16T12:00:00Z)), within
-        the project's history retention. Can only be chosen when the branch is created.
+      - Create the branch from the parent's data at this moment, an RFC 3339 timestamp such as
+        V(2025-01-16T12:00:00Z) - a real date, an upper-case T, the time to the second and its time zone - V(Z) or
+        an offset such as V(+02:00) - within the project's history retention. Sent in UTC, ending in V(Z). Can
+        only be chosen when the branch is created.
       - Mutually exclusive with O(parent_lsn).
     type: str
   parent_lsn:
@@ -77,8 +79,8 @@ options:
     type: bool
   expires_at:
     description:
-      - When the service deletes the branch by itself (ISO 8601, in the future, at most 30 days ahead) - for
-        preview branches. V("") removes the expiry. The default branch, protected branches and branches with
+      - When the service deletes the branch by itself (an RFC 3339 timestamp such as V(2025-01-16T12:00:00Z), in
+        the future, at most 30 days ahead) - for preview branches. V("") removes the expiry. The default branch, protected branches and branches with
         children cannot expire.
     type: str
   compute:
@@ -129,6 +131,8 @@ attributes:
         databases) after.
       - With O(default), C(default) shows whether it is the project's default branch before and after.
 notes:
+  - O(parent_timestamp), O(parent_lsn) and O(expires_at) are checked before any request - a timestamp that is not
+    RFC 3339 or an LSN that is not one fails the task, naming the option, and nothing is sent.
   - For the requests each task costs, see the
     R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:

@@ -54,8 +54,10 @@ options:
     type: str
   source_timestamp:
     description:
-      - The point of the source's history to take, as an RFC 3339 timestamp with its time zone, such as
-        V(2026-05-04T02:55:00Z). Within the project's history window (its C(history_retention_seconds)).
+      - The point of the source's history to take, as an RFC 3339 timestamp such as V(2026-05-04T02:55:00Z) -
+        a real date, an upper-case T, the time to the second and its time zone - V(Z) or an offset such as
+        V(+02:00). Within the project's history window (its C(history_retention_seconds)).
+      - Sent in UTC, ending in V(Z); RV(restore) shows it so.
       - Mutually exclusive with O(source_lsn). Without either, the source as it is now (its head).
     type: str
   source_lsn:

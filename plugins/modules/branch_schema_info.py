@@ -34,8 +34,9 @@ options:
     required: true
   timestamp:
     description:
-      - Read the branch's schema as it was at this moment (an RFC 3339 timestamp with its time zone, such as
-        V(2026-05-04T02:55:00Z)), within the project's history window. Without it or O(lsn), as it is now.
+      - Read the branch's schema as it was at this moment (an RFC 3339 timestamp such as V(2026-05-04T02:55:00Z) -
+        a real date, an upper-case T, the time to the second and its time zone - V(Z) or an offset such as
+        V(+02:00)), within the project's history window. Without it or O(lsn), as it is now.
       - Mutually exclusive with O(lsn).
     type: str
   lsn:
@@ -60,7 +61,9 @@ options:
         type: str
         required: true
       timestamp:
-        description: Its schema as it was at this moment (RFC 3339). Mutually exclusive with O(compare_to.lsn).
+        description:
+          - Its schema as it was at this moment (an RFC 3339 timestamp, as O(timestamp)). Mutually exclusive with
+            O(compare_to.lsn).
         type: str
       lsn:
         description: Its schema as it was at this Log Sequence Number.
@@ -151,41 +154,18 @@ compare_to_branch_id:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import find_branch, point_problem
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import list_branches
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal
-from ansible_collections.neon.cloud.plugins.module_utils._resources.schemas import compare_schemas, read_schema
-
-
-def located(branches, wanted, option, project_id):
-    branch = find_branch(branches, wanted)
-    if branch is None:
-        raise Refusal("%s %r is neither the name nor the id of a branch of project %s" % (option, wanted, project_id))
-    return branch
+from ansible_collections.neon.cloud.plugins.module_utils._resources.schemas import schema_info, schema_input_problem
 
 
 def work(neon):
-    params, compare_to = neon.params, neon.params["compare_to"]
-    problem = point_problem("timestamp", params["timestamp"], "lsn", params["lsn"])
-    if compare_to:
-        problem = problem or point_problem("compare_to.timestamp", compare_to["timestamp"], "compare_to.lsn",
-                                           compare_to["lsn"])
+    params = neon.params
+    problem = schema_input_problem(params["timestamp"], params["lsn"], params["compare_to"])
     if problem:
         neon.fail(problem)
     for name in ("project_id", "branch"):
         neon.require_path_parameter(name)
-    project_id = params["project_id"]
-    branches = list_branches(neon.client, project_id)
-    branch = located(branches, params["branch"], "branch", project_id)
-    point = dict(timestamp=params["timestamp"], lsn=params["lsn"])
-    if not compare_to:
-        schema = read_schema(neon.client, project_id, branch["id"], params["database"], schema_format=params["format"],
-                             **point)
-        return {"changed": False, "branch_id": branch["id"], params["format"]: schema}
-    base = located(branches, compare_to["branch"], "compare_to.branch", project_id)
-    result = compare_schemas(neon.client, project_id, branch["id"], params["database"], base["id"], point,
-                             dict(timestamp=compare_to["timestamp"], lsn=compare_to["lsn"]))
-    return dict(result, changed=False, branch_id=branch["id"], compare_to_branch_id=base["id"])
+    return schema_info(neon.client, params["project_id"], params["branch"], params["database"], params["timestamp"],
+                       params["lsn"], params["format"], params["compare_to"])
 
 
 def main():

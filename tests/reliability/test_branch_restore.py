@@ -137,12 +137,31 @@ def test_restore_by_lsn_from_another_branch_and_without_a_name_to_preserve_is_a_
     (dict(branch="main", source_lsn="0/1A"), "preserve_under_name is required"),
     (dict(branch="main", source_lsn="0/1A", preserve_under_name="main"), "must differ from the branch's own name"),
     (dict(branch="..", source_branch="dev"), "must not be '..'"),
+    # not RFC 3339 (issue 31 point 4): refused naming the option, with an example, before anything is sent
+    (dict(branch="main", source_timestamp="2026-05-04 02:55:00Z", preserve_under_name="x"),
+     "source_timestamp must be an RFC 3339 timestamp, such as 2026-05-04T02:55:00Z"),
+    (dict(branch="main", source_timestamp="2026-05-04t02:55:00z", preserve_under_name="x"), "source_timestamp must be"),
+    (dict(branch="main", source_timestamp="2026-05-04T02:55:00+0200", preserve_under_name="x"), "Z or an offset +hh:mm"),
+    (dict(branch="main", source_timestamp="2026-02-31T02:55:00Z", preserve_under_name="x"), "a real date"),
+    (dict(branch="main", source_timestamp="2026-05-04T02:55:60Z", preserve_under_name="x"), "seconds 00 to 59"),
 ])
 def test_bad_input_fails_before_any_request(sim, args, words):
     seq = last_seq(sim)
     refused = failed(restore(sim, "any-project-12345678", **args))
     assert words in refused["msg"] and refused.get("changed") is not True
     assert requests_since(sim, seq) == []
+
+
+def test_a_point_given_with_an_offset_is_sent_in_utc_and_a_rerun_in_z_finds_it_restored(sim):
+    pid, main, before = bad_change(sim)
+    moment = datetime.datetime.strptime(before, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
+    offset = moment.astimezone(datetime.timezone(datetime.timedelta(hours=2))).strftime("%Y-%m-%dT%H:%M:%S+02:00")
+    restored = ok(restore(sim, pid, branch="main", source_timestamp=offset, preserve_under_name="kept"))
+    assert restored["changed"] is True and restored["restore"]["source_timestamp"] == before  # sent as ...Z
+    assert restored["branch"]["parent_timestamp"] == before and rows(sim, pid, main["id"]) == ORDERS
+    seq = last_seq(sim)
+    again = ok(restore(sim, pid, branch="main", source_timestamp=before, preserve_under_name="kept"))
+    assert again["changed"] is False and not again.get("warnings") and changes_since(sim, seq) == []
 
 
 def test_a_parent_of_the_name_to_preserve_that_no_restore_made_is_refused_before_any_change(sim):
@@ -299,6 +318,38 @@ def test_default_true_names_the_previous_default_and_a_rerun_sends_nothing(sim):
     assert changes_since(sim, seq) == [] and branch_named(sim, pid, "short-lived") is None
 
 
+# ---------------------------------------------------------------------------------------------- a branch's points in time
+
+
+@pytest.mark.parametrize("args, words", [
+    (dict(parent_timestamp="2026-05-04 02:55:00Z"), "parent_timestamp must be an RFC 3339 timestamp"),
+    (dict(parent_timestamp="2026-05-04T02:55:00"), "parent_timestamp must be an RFC 3339 timestamp"),
+    (dict(parent_lsn="0/1/2"), "parent_lsn must be a Log Sequence Number"),
+    (dict(expires_at="2026-06-31T00:00:00Z"), "expires_at must be an RFC 3339 timestamp"),
+    (dict(expires_at="tomorrow"), "expires_at must be an RFC 3339 timestamp"),
+])
+def test_a_branchs_point_or_expiry_that_cannot_be_sent_fails_before_any_request(sim, args, words):
+    seq = last_seq(sim)
+    refused = failed(run(sim, "branch", project_id="any-project-12345678", name="pr-1", **args))
+    assert words in refused["msg"] and requests_since(sim, seq) == []
+
+
+def test_a_branchs_point_and_expiry_given_with_an_offset_are_sent_in_utc(sim):
+    pid, main, before = bad_change(sim)
+    moment = datetime.datetime.strptime(before, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
+    east = datetime.timezone(datetime.timedelta(hours=5, minutes=30))
+    expiry = (sim_now(sim) + datetime.timedelta(days=3)).replace(microsecond=0)
+    made = ok(run(sim, "branch", project_id=pid, name="then", compute=False,
+                  parent_timestamp=moment.astimezone(east).strftime("%Y-%m-%dT%H:%M:%S+05:30"),
+                  expires_at=expiry.astimezone(east).strftime("%Y-%m-%dT%H:%M:%S+05:30")))
+    assert made["branch"]["parent_timestamp"] == before and made["branch"]["expires_at"] == iso(expiry)
+    assert rows(sim, pid, made["branch"]["id"]) == ORDERS
+    seq = last_seq(sim)
+    again = ok(run(sim, "branch", project_id=pid, name="then", compute=False, parent_timestamp=before,
+                   expires_at=iso(expiry)))
+    assert again["changed"] is False and changes_since(sim, seq) == []
+
+
 # ---------------------------------------------------------------------------------------------- schema-only and schema
 
 
@@ -349,8 +400,24 @@ def test_a_schema_drift_check_before_a_deploy(sim):
     assert "HTTP 404" in missing["msg"] and "database not found" in missing["msg"]
 
 
+def test_a_schema_point_given_with_an_offset_is_asked_in_utc(sim):
+    project = new_project(sim)
+    pid, main = project["project"]["id"], project["branch"]
+    write(sim, pid, main["id"], "orders", ORDERS)
+    sim.advance_clock(5)
+    moment = sim_now(sim).replace(microsecond=0)
+    seq = last_seq(sim)
+    offset = moment.astimezone(datetime.timezone(datetime.timedelta(hours=-5))).strftime("%Y-%m-%dT%H:%M:%S-05:00")
+    schema = ok(run(sim, "branch_schema_info", project_id=pid, branch="main", database="neondb", timestamp=offset))
+    assert "CREATE TABLE public.orders" in schema["sql"]
+    asked = [entry["query"] for entry in sim.requests(since=seq) if entry["path"].endswith("/schema")]
+    assert asked == ["timestamp=%s&db_name=neondb&format=sql" % iso(moment).replace(":", "%3A")]
+
+
 @pytest.mark.parametrize("args, words", [
     (dict(timestamp="now"), "timestamp must be an RFC 3339 timestamp"),
+    (dict(timestamp="2026-01-01T00:00:00"), "timestamp must be an RFC 3339 timestamp"),
+    (dict(compare_to={"branch": "main", "timestamp": "2026-01-01 00:00:00Z"}), "compare_to.timestamp must be an RFC"),
     (dict(lsn="zz/1"), "lsn must be a Log Sequence Number"),
     (dict(compare_to={"branch": "main", "lsn": "1"}), "compare_to.lsn must be a Log Sequence Number"),
     (dict(timestamp="2026-01-01T00:00:00Z", lsn="0/1"), "mutually exclusive"),

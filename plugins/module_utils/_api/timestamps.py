@@ -1,36 +1,69 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The API's timestamps (ISO 8601, UTC, as ``created_at`` and ``expires_at`` come) read as seconds since the epoch."""
+"""The API's timestamps: RFC 3339 (section 5.6), read strictly, as seconds since the epoch and in one canonical form.
+
+What the service writes (``created_at``, ``expires_at``) and what it takes where its OpenAPI says ``date-time``
+(a restore's ``source_timestamp``, a branch's ``parent_timestamp`` and ``expires_at``, a schema's ``timestamp``;
+a snapshot's ``timestamp`` and ``expires_at`` are documented as ``2025-08-05T22:00:00Z``) is
+``2026-05-04T02:55:00Z``: a date, an upper-case ``T``, the time to the second (an optional fraction), and ``Z``
+or an offset ``+hh:mm``. What the service does with looser text is not documented
+(docs/docsite/rst/api-behaviour.rst, "Points of a branch's history"), so nothing looser is read as one: no space
+or lower-case ``t``/``z``, no ``+0200``, no date that does not exist (``2026-02-31``) and no second 60.
+``canonical`` is the form the collection sends: the same moment in UTC, ending in ``Z``.
+"""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 import calendar
+import datetime
 import re
 
-_TIMESTAMP = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$")
+_RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:(Z)|([+-])(\d{2}):(\d{2}))$")
+# Longer text is not looked at (the longest timestamp is 35 characters).
+MAX_LENGTH = 40
+EXAMPLE = "2026-05-04T02:55:00Z"
 
 
-def timestamp(value):
-    """Seconds since the epoch of an ISO 8601 UTC timestamp of the API, or None when it is not one."""
-    if not isinstance(value, str) or len(value) > 40:
+def parse(value):
+    """``(seconds since the epoch, canonical text)`` of an RFC 3339 timestamp, or None when ``value`` is not one.
+
+    The canonical text is the moment in UTC ending in ``Z``, its fraction of a second as given without trailing
+    zeros (``2026-05-04T04:55:00.120+02:00`` is ``2026-05-04T02:55:00.12Z``)."""
+    if not isinstance(value, str) or len(value) > MAX_LENGTH:
         return None
-    match = _TIMESTAMP.match(value)
+    match = _RFC3339.match(value)
     if match is None:
         return None
     year, month, day, hour, minute, second = (int(part) for part in match.group(1, 2, 3, 4, 5, 6))
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour <= 23 and minute <= 59 and second <= 60):
-        return None
-    try:
-        seconds = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
-    except (ValueError, OverflowError):  # pragma: no cover - ranges are checked above
-        return None
-    if match.group(7):
-        seconds += float("0." + match.group(7))
+    offset = 0
     if match.group(9):
-        offset = int(match.group(10)) * 3600 + int(match.group(11)) * 60
-        seconds -= offset if match.group(9) == "+" else -offset
-    return seconds
+        offset_hours, offset_minutes = int(match.group(10)), int(match.group(11))
+        if offset_hours > 23 or offset_minutes > 59:
+            return None
+        offset = (offset_hours * 60 + offset_minutes) * (1 if match.group(9) == "+" else -1)
+    try:
+        # datetime refuses what is not a real date and time: 2026-02-31, hour 24, second 60.
+        moment = datetime.datetime(year, month, day, hour, minute, second) - datetime.timedelta(minutes=offset)
+    except (ValueError, OverflowError):
+        return None
+    fraction = (match.group(7) or "").rstrip("0")
+    seconds = calendar.timegm(moment.timetuple()) + (float("0." + fraction) if fraction else 0)
+    canonical = "%04d-%02d-%02dT%02d:%02d:%02d%sZ" % (
+        moment.year, moment.month, moment.day, moment.hour, moment.minute, moment.second,
+        "." + fraction if fraction else "")
+    return seconds, canonical
+
+
+def timestamp(value):
+    """Seconds since the epoch of an RFC 3339 timestamp, or None when ``value`` is not one."""
+    parsed = parse(value)
+    return parsed[0] if parsed else None
+
+
+def canonical(value):
+    """The canonical form of an RFC 3339 timestamp (UTC, ending in ``Z``), or None when ``value`` is not one."""
+    parsed = parse(value)
+    return parsed[1] if parsed else None

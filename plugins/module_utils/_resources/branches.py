@@ -19,6 +19,7 @@ __metaclass__ = type
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._api.points import options_as_sent
 from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
     BRANCH,
     BRANCH_ANSWER_FIELDS,
@@ -26,6 +27,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     READ_WRITE,
     SCHEMA_ONLY,
     SOURCE_OPTIONS,
+    branch_input_problem,
     branch_label,
     branch_problem,
     branch_settled,
@@ -35,7 +37,6 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     compute_settled,
     default_branch,
     default_change,
-    find_branch,
     is_default,
     parent_problem,
     read_write_endpoint,
@@ -44,7 +45,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     without_source,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints import made_meanwhile
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_endpoints, list_branches
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_endpoints, choose_branch, list_branches
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
     CREATE,
     NOTHING,
@@ -93,8 +94,16 @@ class Branch(Resource):
     def collection_path(self):
         return project_path(self.project_id, "branches")
 
+    def present(self, options):
+        """The walk, with its points in time (``parent_timestamp``, ``expires_at``, ``parent_lsn``) in the form the
+        collection sends them (_api/points.py: UTC ending in Z, an LSN as PostgreSQL writes it)."""
+        return super(Branch, self).present(options_as_sent(options, ("parent_timestamp", "expires_at"), ("parent_lsn",)))
+
     def input_problem(self, options):
-        return compute_settings_problem(self.compute, "compute.") if isinstance(self.compute, dict) else None
+        problem = branch_input_problem(options)
+        if problem is None and isinstance(self.compute, dict):
+            problem = compute_settings_problem(self.compute, "compute.")
+        return problem
 
     def decide(self, current, options):
         """The branch's plan, and its compute's (from the branch's computes: one more request)."""
@@ -105,10 +114,7 @@ class Branch(Resource):
             if schema_only(current, options.get("init_source")):
                 wanted = without_source(wanted)  # they chose where its schema came from: no link is kept
         if wanted.get("parent") is not None:
-            self.parent = find_branch(self.branches, wanted["parent"])
-            if self.parent is None:
-                raise Refusal("parent %r is neither the name nor the id of a branch of project %s" % (
-                    wanted["parent"], self.project_id))
+            self.parent = choose_branch(self.branches, wanted["parent"], self.project_id, "parent")
             wanted["parent"] = self.parent["id"]
         plan = decide(BRANCH, current, wanted, name=self.name)
         self.make_default = default_change(current, self.default)

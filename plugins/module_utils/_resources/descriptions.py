@@ -16,16 +16,14 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import math
-import re
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
-from ansible_collections.neon.cloud.plugins.module_utils._api.timestamps import timestamp
+from ansible_collections.neon.cloud.plugins.module_utils._api.points import point_problem, same_lsn, timestamp_problem
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
     Description,
     Field,
     Refusal,
     only_one,
-    same_lsn,
     same_time,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.project_settings import SETTINGS_FIELDS
@@ -173,22 +171,12 @@ def schema_only(branch, asked=None):
     return asked == SCHEMA_ONLY and not branch.get("parent_id")
 
 
-# A Log Sequence Number: two hexadecimal numbers of up to 8 digits (docs/docsite/rst/api-behaviour.rst).
-LSN_PATTERN = re.compile(r"^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$")
-
-
-def point_problem(timestamp_option, timestamp_text, lsn_option, lsn_text):
-    """Why a point in a branch's history given as options (a timestamp or an LSN, None: not given) is not one,
-    or None: both given, a timestamp that is not RFC 3339 with a time zone, an LSN that is not ``X/Y``."""
-    if timestamp_text is not None and lsn_text is not None:
-        return "give %s or %s, not both: they are two ways to name one point" % (timestamp_option, lsn_option)
-    if timestamp_text is not None and timestamp(timestamp_text) is None:
-        return "%s must be an RFC 3339 timestamp with its time zone, such as 2025-01-16T12:00:00Z, got %r" % (
-            timestamp_option, timestamp_text[:80])
-    if lsn_text is not None and not LSN_PATTERN.match(lsn_text):
-        return "%s must be a Log Sequence Number - two hexadecimal numbers such as 0/1F2E3D4 - got %r" % (
-            lsn_option, lsn_text[:80])
-    return None
+def branch_input_problem(options):
+    """Why a branch's points in time given as options cannot be sent, or None (checked before any request): where
+    it starts (``parent_timestamp`` or ``parent_lsn``: _api/points.py) and when it expires (``expires_at``, an RFC
+    3339 timestamp; ``""`` removes the expiry)."""
+    return point_problem("parent_timestamp", options.get("parent_timestamp"), "parent_lsn", options.get("parent_lsn")) \
+        or (timestamp_problem("expires_at", options["expires_at"]) if options.get("expires_at") else None)
 
 
 def without_source(options):

@@ -49,14 +49,26 @@ def no_such_project(project_id, error):
                                                     ", request id %s" % error.request_id if error.request_id else "")
 
 
+def choose_branch(branches, wanted, project_id, option=None):
+    """The branch ``wanted`` (an id, else a name) among ``branches``, the project's: every find of "a branch by
+    name or id, or refuse". Two of one name are plan.only_one's Refusal (descriptions.find_branch); none is a
+    Refusal naming ``option`` (the option that named it: ``parent``, ``source_branch``...; None: the task's branch)."""
+    chosen = find_branch(branches, wanted)
+    if chosen is None:
+        raise Refusal("project %s has no branch %r" % (project_id, wanted) if option is None else
+                      "%s %r is neither the name nor the id of a branch of project %s" % (option, wanted, project_id))
+    return chosen
+
+
 def locate_branch(client, project_id, wanted=None):
     """The branch ``wanted`` (a name or an id) of the project, or its default branch when None: one
     request. A Refusal when there is no such branch."""
     branches = list_branches(client, project_id)
-    chosen = find_branch(branches, wanted) if wanted is not None else default_branch(branches)
+    if wanted is not None:
+        return choose_branch(branches, wanted, project_id)
+    chosen = default_branch(branches)
     if chosen is None:
-        raise Refusal("project %s has no branch %r" % (project_id, wanted) if wanted is not None else
-                      "project %s lists no default branch" % project_id)
+        raise Refusal("project %s lists no default branch" % project_id)
     return chosen
 
 

@@ -35,6 +35,12 @@ import re
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
+from ansible_collections.neon.cloud.plugins.module_utils._api.points import (
+    lsn_as_sent,
+    point_problem,
+    same_lsn,
+    timestamp_as_sent,
+)
 from ansible_collections.neon.cloud.plugins.module_utils._api.timestamps import timestamp as seconds_of
 from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
     BRANCH,
@@ -42,19 +48,18 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     branch_settled,
     children_of,
     find_branch,
-    point_problem,
     read_write_first,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
     branch_endpoints,
+    choose_branch,
     list_branches,
     project_endpoints,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal, only_one, same_lsn, same_time
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import NOTHING, Refusal, only_one, same_time
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import already_exists
 
 RESTORE = "restore"
-NOTHING = "none"
 BRANCH_NAME_MAX = 256
 # What the restore rules read of each listed branch besides answers.BRANCH_FIELDS (SPEC Branch), checked first.
 RESTORE_READ_FIELDS = dict(optional={"created_at": (str, type(None)), "last_reset_at": (str, type(None))})
@@ -86,8 +91,8 @@ def input_problem(branch, source_branch=None, timestamp=None, lsn=None, preserve
     return None
 
 
-class RestorePlan:
-    """What a restore task does: ``action`` RESTORE (``body`` is the request, ``point`` what the branch takes) or
+class BranchRestorePlan:
+    """What a branch_restore task does: ``action`` RESTORE (``body`` is the request, ``point`` what the branch takes) or
     NOTHING (``preserved``: the branch an earlier restore preserved); ``reason``: one sentence; ``warnings``: what
     the user should know."""
 
@@ -104,7 +109,7 @@ class RestorePlan:
         return self.action == RESTORE
 
     def __repr__(self):
-        return "RestorePlan(%s, %r, %r)" % (self.action, self.body, self.reason)
+        return "BranchRestorePlan(%s, %r, %r)" % (self.action, self.body, self.reason)
 
 
 def describe_point(source, itself, timestamp=None, lsn=None):
@@ -148,10 +153,10 @@ def restore_plan(branch, source, branches, timestamp=None, lsn=None, preserve_un
         body["preserve_under_name"] = preserve_under_name
     what = describe_point(source, itself, timestamp, lsn)
     if preserve_under_name is None:
-        return RestorePlan(RESTORE, "%s takes %s; nothing is preserved, so it is restored on every run" % (label, what),
-                           body, what)
-    return RestorePlan(RESTORE, "%s takes %s; its state now is kept as branch %r" % (label, what, preserve_under_name),
-                       body, what)
+        return BranchRestorePlan(RESTORE, "%s takes %s; nothing is preserved, so it is restored on every run" % (
+            label, what), body, what)
+    return BranchRestorePlan(RESTORE, "%s takes %s; its state now is kept as branch %r" % (
+        label, what, preserve_under_name), body, what)
 
 
 def same_point(shown, asked):
@@ -214,9 +219,9 @@ def _restored_before(branch, found, label, timestamp, lsn):
                         "(id %s) that restore preserved exists. To restore it again, give another preserve_under_name"
                         % (label, earlier_timestamp if timestamp is not None else "LSN %s" % earlier_lsn,
                            timestamp if timestamp is not None else "LSN %s" % lsn, found["name"], found["id"]))
-    return RestorePlan(NOTHING, "%s was restored already: its parent is branch %s, the state a restore kept under that "
-                       "name; it is not restored again" % (label, branch_label(found)), preserved=found,
-                       warnings=warnings)
+    return BranchRestorePlan(NOTHING, "%s was restored already: its parent is branch %s, the state a restore kept "
+                             "under that name; it is not restored again" % (label, branch_label(found)),
+                             preserved=found, warnings=warnings)
 
 
 def restore_diff(branch, source, plan, timestamp=None, lsn=None, children=()):
@@ -276,8 +281,9 @@ class BranchRestore:
         self.project_id = project_id
         self.wanted = branch
         self.wanted_source = source_branch
-        self.timestamp = timestamp
-        self.lsn = lsn
+        # In the form the collection sends them (_api/points.py); input_problem refused any that is not one.
+        self.timestamp = timestamp_as_sent(timestamp)
+        self.lsn = lsn_as_sent(lsn)
         self.preserve = preserve_under_name
 
     def run(self):
@@ -287,8 +293,9 @@ class BranchRestore:
         """The project's branches, the branch, its source and the plan (Refusals become the task's failure)."""
         try:
             branches = self._branches()
-            branch = self._one(branches, self.wanted, "branch")
-            source = branch if self.wanted_source is None else self._one(branches, self.wanted_source, "source_branch")
+            branch = choose_branch(branches, self.wanted, self.project_id, "branch")
+            source = branch if self.wanted_source is None else \
+                choose_branch(branches, self.wanted_source, self.project_id, "source_branch")
             return branches, branch, source, restore_plan(branch, source, branches, self.timestamp, self.lsn,
                                                           self.preserve)
         except Refusal as refusal:
@@ -299,13 +306,6 @@ class BranchRestore:
         branches = list_branches(self.client, self.project_id)
         check = answers.Checker("GET", project_path(self.project_id, "branches"))
         return check.each(branches, "branches", **RESTORE_READ_FIELDS)
-
-    def _one(self, branches, wanted, option):
-        found = find_branch(branches, wanted)
-        if found is None:
-            raise Refusal("%s %r is neither the name nor the id of a branch of project %s" % (
-                option, wanted, self.project_id))
-        return found
 
     def _keep(self, branch, preserved, endpoints):
         self.task.kept.update(branch=branch, preserved_branch=preserved, endpoints=read_write_first(endpoints))

@@ -8,7 +8,9 @@ The service answers a database's schema as pg_dump-style SQL or as JSON tables
 (``GET .../branches/{id}/schema``), and compares two branches' schemas itself
 (``GET .../branches/{id}/compare_schema``: a unified diff, empty or absent when they are the same;
 docs/docsite/rst/api-behaviour.rst, "Restore, default branch and schema"). Both are reads; each
-answer is checked before it is used; ``diff_result`` (pure) is what a playbook asserts on.
+answer is checked before it is used; ``diff_result`` (pure) is what a playbook asserts on. A point of a
+branch's history is checked before any request and sent in its canonical form (_api/points.py);
+``schema_info`` is the whole of what the module does.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,6 +19,8 @@ __metaclass__ = type
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
+from ansible_collections.neon.cloud.plugins.module_utils._api.points import lsn_as_sent, point_problem, timestamp_as_sent
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import choose_branch, list_branches
 
 SQL = "sql"
 JSON = "json"
@@ -26,9 +30,20 @@ TABLE_FIELDS = dict(required={"schema": (str,), "name": (str,), "columns": (list
 COLUMN_FIELDS = dict(required={"name": (str,), "type": (str,)})
 
 
+def schema_input_problem(timestamp=None, lsn=None, compare_to=None):
+    """Why the points asked (``timestamp`` or ``lsn``, and ``compare_to``'s) cannot be sent, or None: checked
+    before any request."""
+    problem = point_problem("timestamp", timestamp, "lsn", lsn)
+    if problem is None and compare_to:
+        problem = point_problem("compare_to.timestamp", compare_to.get("timestamp"), "compare_to.lsn",
+                                compare_to.get("lsn"))
+    return problem
+
+
 def point_params(timestamp=None, lsn=None, prefix=""):
-    """The query parameters of a point of a branch's history (none: its head)."""
-    return {prefix + "timestamp": timestamp, prefix + "lsn": lsn}
+    """The query parameters of a point of a branch's history (none: its head), in the form the collection sends
+    them (UTC ending in Z, an LSN as PostgreSQL writes it); the client leaves out those that are None."""
+    return {prefix + "timestamp": timestamp_as_sent(timestamp), prefix + "lsn": lsn_as_sent(lsn)}
 
 
 def schema_answer(data, path, schema_format):
@@ -69,3 +84,19 @@ def compare_schemas(client, project_id, branch_id, database, base_branch_id, poi
     params = dict(point_params(**(point or {})), db_name=database, base_branch_id=base_branch_id)
     params.update(point_params(prefix="base_", **(base_point or {})))
     return diff_result(client.get(path, params=params), path)
+
+
+def schema_info(client, project_id, branch, database, timestamp=None, lsn=None, schema_format=SQL, compare_to=None):
+    """What ``branch_schema_info`` returns: the schema of ``database`` on ``branch`` (a name or an id) at a point
+    (None: now) in ``schema_format``, or with ``compare_to`` (``branch``, ``timestamp``, ``lsn``) how it differs
+    from that branch's (``diff_result``). Two requests: the project's branches, then the schema or the comparison."""
+    branches = list_branches(client, project_id)
+    chosen = choose_branch(branches, branch, project_id, "branch")
+    point = dict(timestamp=timestamp, lsn=lsn)
+    if not compare_to:
+        schema = read_schema(client, project_id, chosen["id"], database, schema_format=schema_format, **point)
+        return {"changed": False, "branch_id": chosen["id"], schema_format: schema}
+    base = choose_branch(branches, compare_to["branch"], project_id, "compare_to.branch")
+    result = compare_schemas(client, project_id, chosen["id"], database, base["id"], point,
+                             dict(timestamp=compare_to.get("timestamp"), lsn=compare_to.get("lsn")))
+    return dict(result, changed=False, branch_id=chosen["id"], compare_to_branch_id=base["id"])

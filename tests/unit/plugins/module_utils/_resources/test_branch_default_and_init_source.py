@@ -12,9 +12,9 @@ import pytest
 
 from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
     BRANCH,
+    branch_input_problem,
     branch_problem,
     default_change,
-    point_problem,
     same_init_source,
     schema_only,
     without_source,
@@ -94,18 +94,20 @@ def test_a_schema_only_branch_is_not_compared_with_where_its_schema_came_from():
 # ---------------------------------------------------------------------------------------------- points
 
 
-@pytest.mark.parametrize("timestamp, lsn, words", [
-    ("2026-05-04T02:55:00Z", None, None),
-    ("2026-05-04 02:55:00.5+02:00", None, None),
-    (None, "0/1F2E3D4", None),
-    (None, "FFFFFFFF/ffffffff", None),
-    (None, None, None),
-    ("2026-05-04", None, "t must be an RFC 3339 timestamp with its time zone"),
-    ("2026-13-04T02:55:00Z", None, "RFC 3339"),
-    (None, "0x1F", "l must be a Log Sequence Number"),
-    (None, "0/", "Log Sequence Number"),
-    ("2026-05-04T02:55:00Z", "0/1", "give t or l, not both"),
+@pytest.mark.parametrize("given, words", [
+    (dict(parent_timestamp="2026-05-04T02:55:00Z"), None),
+    (dict(parent_timestamp="2026-05-04T04:55:00.5+02:00"), None),
+    (dict(parent_lsn="0/1F2E3D4", expires_at="2026-06-01T00:00:00Z"), None),
+    (dict(expires_at=""), None),  # removes the expiry
+    (dict(), None),
+    (dict(parent_timestamp="2026-05-04"), "parent_timestamp must be an RFC 3339 timestamp"),
+    (dict(parent_timestamp="2026-05-04 02:55:00.5+02:00"), "parent_timestamp must be an RFC 3339 timestamp"),
+    (dict(parent_timestamp="2026-05-04t02:55:00z"), "such as 2026-05-04T02:55:00Z"),
+    (dict(parent_lsn="0x1F"), "parent_lsn must be a Log Sequence Number"),
+    (dict(parent_timestamp="2026-05-04T02:55:00Z", parent_lsn="0/1"), "give parent_timestamp or parent_lsn, not both"),
+    (dict(expires_at="2026-06-31T00:00:00Z"), "expires_at must be an RFC 3339 timestamp"),
+    (dict(expires_at="next week"), "expires_at must be an RFC 3339 timestamp"),
 ])
-def test_point_problem(timestamp, lsn, words):
-    problem = point_problem("t", timestamp, "l", lsn)
+def test_a_branchs_points_in_time_that_cannot_be_sent_are_refused(given, words):
+    problem = branch_input_problem(branch_options(**given))
     assert (problem is None) if words is None else (words in problem)

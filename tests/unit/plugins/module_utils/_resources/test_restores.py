@@ -47,6 +47,12 @@ RESTORED = dict(MAIN, parent_id="br-kept-1", parent_timestamp=MOMENT, last_reset
     (dict(timestamp=MOMENT), "preserve_under_name is required to restore a branch from its own history"),
     (dict(timestamp=MOMENT, preserve_under_name="main"), "must differ from the branch's own name"),
     (dict(source_branch="dev", preserve_under_name=""), "1 to 256 characters"),
+    # not RFC 3339 (issue 31 point 4): each is refused, naming the option and showing an example
+    (dict(timestamp="2026-05-04 02:55:00Z", preserve_under_name="x"), "source_timestamp must be an RFC 3339 timestamp"),
+    (dict(timestamp="2026-05-04t02:55:00z", preserve_under_name="x"), "such as 2026-05-04T02:55:00Z"),
+    (dict(timestamp="2026-05-04T02:55:00+0200", preserve_under_name="x"), "source_timestamp must be an RFC 3339"),
+    (dict(timestamp="2026-02-31T02:55:00Z", preserve_under_name="x"), "source_timestamp must be an RFC 3339"),
+    (dict(timestamp="2026-05-04T02:55:60Z", preserve_under_name="x"), "seconds 00 to 59"),
 ])
 def test_input_that_cannot_be_a_restore_is_refused_before_any_request(args, words):
     assert words in input_problem("main", **args)
@@ -95,7 +101,7 @@ def test_a_rerun_finds_the_preserved_branch_as_the_parent_and_restores_nothing()
     next_second = restore_plan(restored, restored, [restored, kept], timestamp="2026-05-04T02:55:01.000001Z",
                                preserve_under_name="main-old")
     assert next_second.warnings != []
-    by_lsn = restore_plan(dict(restored, parent_lsn="0/1A"), restored, [restored, kept], lsn="0/1a",
+    by_lsn = restore_plan(dict(restored, parent_lsn="0/1A"), restored, [restored, kept], lsn="0/01a",
                           preserve_under_name="main-old")
     assert by_lsn.action == NOTHING and by_lsn.warnings == []
 

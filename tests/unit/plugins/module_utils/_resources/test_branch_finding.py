@@ -1,0 +1,50 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""finding.choose_branch: the one find of "a branch by name or id, or refuse" (review finding 14), and
+locate_branch, which reads the project's branches for it."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import choose_branch, locate_branch
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal
+from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import make_client, make_response
+
+MAIN = {"id": "br-main-1", "name": "main", "default": True}
+DEV = {"id": "br-dev-1", "name": "dev", "parent_id": "br-main-1"}
+# A branch named as another's id: the id wins, ids being unique.
+ODD = {"id": "br-odd-1", "name": "br-dev-1"}
+
+
+def test_a_branch_is_chosen_by_id_first_then_by_name():
+    assert choose_branch([MAIN, DEV, ODD], "br-dev-1", "p-1") is DEV
+    assert choose_branch([MAIN, DEV, ODD], "main", "p-1") is MAIN
+
+
+def test_none_is_a_refusal_naming_the_option():
+    with pytest.raises(Refusal) as refused:
+        choose_branch([MAIN, DEV], "nope", "p-1", "source_branch")
+    assert refused.value.msg == "source_branch 'nope' is neither the name nor the id of a branch of project p-1"
+    with pytest.raises(Refusal) as own:
+        choose_branch([MAIN, DEV], "nope", "p-1")
+    assert own.value.msg == "project p-1 has no branch 'nope'"
+
+
+def test_two_of_one_name_is_plan_only_ones_refusal():
+    with pytest.raises(Refusal) as refused:
+        choose_branch([MAIN, DEV, dict(DEV, id="br-dev-2")], "dev", "p-1", "target_branch")
+    assert "2 branches are named 'dev'" in refused.value.msg and "br-dev-1, br-dev-2" in refused.value.msg
+
+
+def test_locate_branch_reads_the_branches_once_and_chooses_or_takes_the_default():
+    client, adapter = make_client(lambda request: make_response(200, {"branches": [MAIN, DEV]}))
+    assert locate_branch(client, "p-1", "dev")["id"] == "br-dev-1"
+    assert locate_branch(client, "p-1")["id"] == "br-main-1"
+    with pytest.raises(Refusal) as refused:
+        locate_branch(client, "p-1", "nope")
+    assert "project p-1 has no branch 'nope'" in refused.value.msg
+    assert len(adapter.sent) == 3
