@@ -39,8 +39,10 @@ options:
     type: str
   timestamp:
     description:
-      - Take the snapshot of the branch as it was at this moment (RFC 3339, such as V(2026-01-31T22:00:00Z)),
-        within the project's history window. Without it or O(lsn), the branch as it is now.
+      - Take the snapshot of the branch as it was at this moment (an RFC 3339 timestamp such as
+        V(2026-01-31T22:00:00Z) - a real date, an upper-case T, the time to the second and its time zone - V(Z) or
+        an offset such as V(+02:00)), within the project's history window. Without it or O(lsn), the branch as it
+        is now. Sent in UTC, ending in V(Z).
       - A snapshot of this name taken at another moment fails the task; nothing is changed.
     type: str
   lsn:
@@ -50,8 +52,8 @@ options:
     type: str
   expires_at:
     description:
-      - When the service deletes the snapshot by itself (RFC 3339). Without it, a manual snapshot is kept until
-        it is deleted.
+      - When the service deletes the snapshot by itself (an RFC 3339 timestamp, as O(timestamp)). Without it, a
+        manual snapshot is kept until it is deleted.
       - Set when the snapshot is taken. The service cannot change the expiry of an existing snapshot, so one whose
         expiry differs is left as it is, with a warning saying so.
     type: str
@@ -75,6 +77,8 @@ attributes:
     support: full
     details: Shows the snapshot's name, source branch, point and expiry before and after.
 notes:
+  - O(timestamp), O(lsn) and O(expires_at) are checked before any request - a timestamp that is not RFC 3339, an
+    LSN that is not one, or both a timestamp and an LSN fail the task, naming the option, and nothing is sent.
   - For the requests each task costs, see the
     R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:

@@ -101,23 +101,14 @@ snapshots:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import find_branch
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import list_branches
-from ansible_collections.neon.cloud.plugins.module_utils._resources.snapshots import list_snapshots
+from ansible_collections.neon.cloud.plugins.module_utils._resources.snapshots import snapshot_info
 
 
 def work(neon):
     neon.require_path_parameter("project_id")
     params = neon.params
     # A project that does not exist is a Refusal (a TaskFailure): NeonModule.run fails the task with its sentence.
-    snapshots = list_snapshots(neon.client, params["project_id"])
-    if params["branch"] is not None:
-        branch = find_branch(list_branches(neon.client, params["project_id"]), params["branch"])
-        source = branch["id"] if branch is not None else params["branch"]
-        snapshots = [snapshot for snapshot in snapshots if snapshot.get("source_branch_id") == source]
-    if params["name"] is not None:
-        snapshots = [snapshot for snapshot in snapshots if snapshot["name"] == params["name"]]
-    return dict(changed=False, snapshots=snapshots)
+    return dict(changed=False, snapshots=snapshot_info(neon.client, params["project_id"], params["name"], params["branch"]))
 
 
 def main():

@@ -162,7 +162,7 @@ operations:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.snapshots import SnapshotRestore
+from ansible_collections.neon.cloud.plugins.module_utils._resources.snapshot_restores import SnapshotRestore
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
 

@@ -15,8 +15,10 @@ description:
   - Makes a branch's backup schedule - when the service takes snapshots of it by itself, and how long it keeps
     them - exactly the items given. Items the branch has and the task does not give are removed; the order of
     the items does not matter.
-  - A schedule found as asked is one read and no change. A fleet play can hold one schedule on every production
-    branch, as it holds the projects' settings.
+  - A schedule found as asked is no change, and costs one read when O(branch) is a branch id (its schedule is read
+    at once) or two when it is a name or left out (the project's branches, to find the branch, then its schedule).
+    A fleet play can hold one schedule on every production branch, as it holds the projects' settings - give the
+    branch ids to keep each run to one read.
   - Every item is checked before anything is sent. Backup schedules are available on Neon's paid plans and are
     in Beta.
 author:

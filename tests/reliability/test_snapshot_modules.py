@@ -115,6 +115,30 @@ def test_a_snapshot_at_a_moment_keeps_the_rows_of_that_moment(sim):
     assert again["changed"] is False
 
 
+def test_a_moment_given_with_an_offset_is_sent_in_utc_ending_in_z(sim):
+    created = new_project(sim)
+    pid, main = created["project"]["id"], created["branch"]
+    written = write(sim, pid, main["id"], BEFORE)
+    sim.advance_clock(60)
+    write(sim, pid, main["id"], AFTER)
+    moment = datetime.datetime.strptime(written["timestamp"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+        tzinfo=datetime.timezone.utc)
+    offset = moment.astimezone(datetime.timezone(datetime.timedelta(hours=-3))).strftime("%Y-%m-%dT%H:%M:%S.%f-03:00")
+    expires = (sim_now(sim) + datetime.timedelta(days=2)).replace(microsecond=0)
+    seq = last_seq(sim)
+    taken = ok(run(sim, "snapshot", project_id=pid, name="at-write", timestamp=offset,
+                   expires_at=expires.astimezone(datetime.timezone(datetime.timedelta(hours=1))).isoformat()))
+    query = [entry["query"] for entry in sim.requests(since=seq) if entry["method"] == "POST"]
+    fraction = written["timestamp"][20:-1].rstrip("0")  # sent without trailing zeros: .120000 is .12
+    in_utc = written["timestamp"][:19] + ("." + fraction if fraction else "") + "Z"
+    assert query == ["name=at-write&timestamp=%s&expires_at=%s" % (
+        in_utc.replace(":", "%3A"), iso(expires).replace(":", "%3A"))]
+    assert taken["snapshot"]["lsn"] == written["lsn"]
+    seq = last_seq(sim)
+    assert ok(run(sim, "snapshot", project_id=pid, name="at-write", timestamp=written["timestamp"]))["changed"] is False
+    assert changes_since(sim, seq) == []
+
+
 def test_a_snapshot_of_a_child_branch_fails_with_the_reason_before_any_change(sim):
     pid, main = project_with_rows(sim)
     child = child_of(sim, pid, main["id"], "dev")
@@ -129,8 +153,12 @@ def test_refused_input_sends_no_request(sim):
     pid = new_project(sim)["project"]["id"]
     seq = last_seq(sim)
     for args, said in ((dict(timestamp="yesterday"), "timestamp must be an RFC 3339 timestamp"),
-                       (dict(lsn="1A2B"), "lsn must be an LSN"),
+                       (dict(lsn="1A2B"), "lsn must be a Log Sequence Number"),
                        (dict(expires_at="next week"), "expires_at must be an RFC 3339 timestamp"),
+                       (dict(timestamp="2026-01-31 22:00:00Z"), "such as 2026-05-04T02:55:00Z"),
+                       (dict(timestamp="2026-01-31T22:00:00+0100"), "timestamp must be an RFC 3339 timestamp"),
+                       (dict(expires_at="2026-02-30T00:00:00Z"), "expires_at must be an RFC 3339 timestamp"),
+                       (dict(expires_at="2026-12-31T23:59:60Z"), "seconds 00 to 59"),
                        (dict(timestamp="2026-01-31T22:00:00Z", lsn="0/1A"), "mutually exclusive")):
         assert said in failed(run(sim, "snapshot", project_id=pid, name="x", **args))["msg"]
     assert "day is required for a weekly item" in failed(run(
@@ -347,7 +375,7 @@ NIGHTLY = {"frequency": "daily", "hour": 2, "retention_seconds": 604800}
 SUNDAYS = {"frequency": "weekly", "day": 7, "hour": 3}
 
 
-def test_a_schedule_is_set_once_and_found_as_asked_in_one_read(sim):
+def test_a_schedule_is_set_once_and_found_as_asked_in_one_read_by_id_two_by_name(sim):
     pid, main = org_project(sim)
     seq = last_seq(sim)
     checked = ok(run(sim, "snapshot_schedule", check_mode=True, diff=True, project_id=pid, branch="main",
@@ -360,10 +388,15 @@ def test_a_schedule_is_set_once_and_found_as_asked_in_one_read(sim):
     stored = rel.api(sim, "GET", "/projects/%s/branches/%s/backup_schedule" % (pid, main["id"]))["schedule"]
     assert sorted(stored, key=lambda item: item["frequency"]) == [NIGHTLY, SUNDAYS]
 
-    seq = last_seq(sim)
-    again = ok(run(sim, "snapshot_schedule", project_id=pid, branch=main["id"], schedule=[NIGHTLY, SUNDAYS]))
-    assert again["changed"] is False and requests_since(sim, seq) == [
-        ("GET", "/api/v2/projects/%s/branches/%s/backup_schedule" % (pid, main["id"]))]
+    # Found as asked: no write, and one read for a branch given by id; two by name or for the default branch (the
+    # branches to find it, then its schedule), as the module's documentation says.
+    schedule_read = ("GET", "/api/v2/projects/%s/branches/%s/backup_schedule" % (pid, main["id"]))
+    branches_read = ("GET", "/api/v2/projects/%s/branches" % pid)
+    for branch, reads in ((main["id"], [schedule_read]), ("main", [branches_read, schedule_read]),
+                          (None, [branches_read, schedule_read])):
+        seq = last_seq(sim)
+        again = ok(run(sim, "snapshot_schedule", project_id=pid, branch=branch, schedule=[NIGHTLY, SUNDAYS]))
+        assert again["changed"] is False and requests_since(sim, seq) == reads, branch
 
     cleared = ok(run(sim, "snapshot_schedule", project_id=pid, branch="main", schedule=[]))
     assert cleared["changed"] is True and cleared["schedule"] == []

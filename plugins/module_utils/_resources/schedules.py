@@ -10,7 +10,9 @@ and monthly items; a snapshot is kept ``retention_seconds`` (at least an hour, a
 The facts are in docs/docsite/rst/api-behaviour.rst, "Snapshots and backup schedules".
 
 The rules (``schedule_problem``, ``same_schedule``) are pure; ``BackupSchedule`` reads, compares and
-writes with ResourceTask (task.py): a schedule found as asked costs one read and no write.
+writes with ResourceTask (task.py). A schedule found as asked is no write and one read when the branch is
+given by its id (the schedule, read at once); two when it is given by name or left to the default branch
+(the project's branches to find it, then its schedule).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -22,8 +24,8 @@ import re
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import branch_label, find_branch
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import list_branches, locate_branch
+from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import branch_label
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import choose_branch, list_branches, locate_branch
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal
 
 FREQUENCIES = ("daily", "weekly", "monthly")
@@ -139,8 +141,8 @@ class BackupSchedule:
                 if error.status != 404:
                     raise
             # No branch of that id (or no such project): the listing says which, or finds a branch of that name.
-            branch = find_branch(list_branches(self.client, self.project_id), wanted)
-            if branch is None or branch["id"] == wanted:
+            branch = choose_branch(list_branches(self.client, self.project_id), wanted, self.project_id)
+            if branch["id"] == wanted:  # listed, but its schedule answered 404
                 raise Refusal("project %s has no branch %r" % (self.project_id, wanted))
         else:
             branch = locate_branch(self.client, self.project_id, wanted)

@@ -1,12 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The decisions of snapshots, their restore and backup schedules (_resources/snapshots.py, schedules.py): pure.
+"""The decisions of snapshots and backup schedules (_resources/snapshots.py, schedules.py): pure.
 
 What a task does with a snapshot it finds or not (take it, leave it, refuse it, warn of an expiry it
-cannot change), which branches a snapshot can be taken of, what a restore's rerun finds, and when two
-schedules are one. The two requests that need a service (a listing with two snapshots of one name, a
-schedule write answered "200, empty") run against neon_fakes' scripted transport.
+cannot change), which branches a snapshot can be taken of, what snapshot_info lists, and when two
+schedules are one. The requests that need a service (a listing with two snapshots of one name, a
+schedule write answered "200, empty", the reads a schedule costs) run against neon_fakes' scripted
+transport. A snapshot's restore: test_snapshot_restores.py.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -26,17 +27,12 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.schedules im
     schedule_problem,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.snapshots import (
-    FINALIZE,
-    RESTORE,
     SNAPSHOT,
     Snapshot,
-    decide_restore,
+    chosen_snapshots,
     expiry_warning,
     find_snapshot,
-    point_problem,
-    replaced_branch,
-    restore_shown,
-    same_lsn_position,
+    snapshot_input_problem,
     snapshot_problem,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
@@ -46,8 +42,6 @@ ROOT = {"id": "br-root", "name": "main", "parent_id": None}
 CHILD = {"id": "br-child", "name": "dev", "parent_id": "br-root"}
 TAKEN = {"id": "snap-1", "name": "before", "source_branch_id": "br-root", "timestamp": "2026-01-31T22:00:00Z",
          "lsn": "0/1A2B3C4", "created_at": "2026-01-31T22:00:01Z", "manual": True}
-SNAP = {"id": "snap-1", "name": "before", "timestamp": "2026-01-31T22:00:00Z"}
-TARGET = {"id": "br-main", "name": "main"}
 
 
 def snapshot_plan(current, **options):
@@ -73,9 +67,9 @@ def test_a_snapshot_found_as_asked_is_left_alone_whatever_the_spelling_of_its_po
 @pytest.mark.parametrize("options, said", [
     (dict(timestamp="2026-01-31T21:00:00Z"), "timestamp is '2026-01-31T22:00:00Z', not '2026-01-31T21:00:00Z'"),
     (dict(lsn="0/1A2B3C5"), "lsn is '0/1A2B3C4', not '0/1A2B3C5'"),
-    (dict(branch="br-other"), "branch is 'br-root', not 'br-other'"),
 ])
-def test_a_snapshot_of_another_point_or_branch_is_refused(options, said):
+def test_a_snapshot_of_another_point_is_refused(options, said):
+    """(Of another branch: other_branch_problem, test_a_snapshot_of_the_name_taken_of_another_branch_...)"""
     plan = snapshot_plan(TAKEN, **options)
     assert plan.action == REFUSE and said in plan.reason and "snap-1" in plan.reason
 
@@ -111,16 +105,42 @@ def test_manual_snapshots_come_only_from_root_branches():
 @pytest.mark.parametrize("options, said", [
     (dict(timestamp="yesterday"), "timestamp must be an RFC 3339 timestamp"),
     (dict(expires_at="2026-02-30"), "expires_at must be an RFC 3339 timestamp"),
-    (dict(lsn="1A2B3C4"), "lsn must be an LSN"),
+    (dict(expires_at="2026-02-30T00:00:00Z"), "expires_at must be an RFC 3339 timestamp"),  # no such day
+    (dict(timestamp="2026-01-31 22:00:00Z"), "timestamp must be an RFC 3339 timestamp, such as 2026-05-04T02:55:00Z"),
+    (dict(timestamp="2026-01-31T22:00:00+0100"), "timestamp must be an RFC 3339 timestamp"),
+    (dict(expires_at="2026-01-31T23:59:60Z"), "expires_at must be an RFC 3339 timestamp"),
+    (dict(lsn="1A2B3C4"), "lsn must be a Log Sequence Number"),
     (dict(lsn="0/1A", timestamp="2026-01-31T22:00:00Z"), "not both"),
 ])
 def test_points_that_cannot_be_sent_are_refused(options, said):
-    assert said in point_problem(dict(dict(timestamp=None, lsn=None, expires_at=None), **options))
+    assert said in snapshot_input_problem(dict(dict(timestamp=None, lsn=None, expires_at=None), **options))
+    assert snapshot_input_problem(dict(timestamp="2026-01-31T23:00:00+01:00", lsn=None,
+                                       expires_at="2026-02-28T00:00:00.5Z")) is None
 
 
-def test_lsns_compare_by_position():
-    assert same_lsn_position("0/1a", "0/0000001A") and not same_lsn_position("0/1A", "1/1A")
-    assert same_lsn_position(None, None) and not same_lsn_position("0/1A", None)
+def test_a_snapshot_listed_without_its_source_branch_is_the_one_asked():
+    """source_branch_id is optional in the OpenAPI: a snapshot listed without it is found as asked on a rerun,
+    not refused because its branch cannot be compared (review finding 5)."""
+    snapshot = Snapshot(ResourceTask(make_client(lambda request: make_response(500))[0]), "p-1", "before")
+    snapshot.branch = ROOT
+    unsourced = dict((field, value) for field, value in TAKEN.items() if field != "source_branch_id")
+    plan = snapshot.decide(unsourced, dict(timestamp=None, lsn=None, expires_at=None))
+    assert plan.action == NOTHING and not plan.changed
+    assert snapshot.decide(unsourced, dict(timestamp="2026-01-31T22:00:00Z", lsn="0/1a2b3c4",
+                                           expires_at=None)).action == NOTHING
+
+
+def test_snapshot_info_lists_by_name_and_by_branch_name_or_id():
+    snapshots = [dict(TAKEN, id="snap-1", name="a"), dict(TAKEN, id="snap-2", name="b", source_branch_id="br-gone"),
+                 dict(TAKEN, id="snap-3", name="c", source_branch_id=None)]
+    branches = [ROOT, CHILD]
+    assert [item["id"] for item in chosen_snapshots(snapshots, branches)] == ["snap-1", "snap-2", "snap-3"]
+    assert [item["id"] for item in chosen_snapshots(snapshots, branches, branch="main")] == ["snap-1"]
+    assert [item["id"] for item in chosen_snapshots(snapshots, branches, branch="br-root")] == ["snap-1"]
+    assert [item["id"] for item in chosen_snapshots(snapshots, branches, branch="br-gone")] == ["snap-2"]  # deleted
+    assert chosen_snapshots(snapshots, branches, branch="dev") == []
+    assert [item["id"] for item in chosen_snapshots(snapshots, branches, name="c")] == ["snap-3"]
+    assert chosen_snapshots(snapshots, branches, name="a", branch="br-gone") == []
 
 
 def test_a_snapshot_is_found_by_id_first_then_by_name_and_two_of_one_name_are_refused():
@@ -159,75 +179,18 @@ def test_a_create_sends_its_settings_as_query_parameters_and_no_body():
         "/projects/p-1/branches/br-root/snapshot?name=before%201&timestamp=2026-01-31T22%3A00%3A00Z"
 
 
-# ---------------------------------------------------------------------------------------------- a restore
-
-
-def restored(branch_id="br-new", name="main-restored", status="restored", **fields):
-    return dict(dict(id=branch_id, name=name, restored_from="snap-1", restore_status=status), **fields)
-
-
-def test_a_snapshot_never_restored_is_restored():
-    plan = decide_restore(SNAP, TARGET, [TARGET], "main-restored", finalize=True)
-    assert plan.action == RESTORE and plan.changed and plan.branch is None
-
-
-def test_a_rerun_finds_the_branch_restored_under_that_name():
-    branches = [TARGET, restored()]
-    plan = decide_restore(SNAP, TARGET, branches, "main-restored", finalize=False)
-    assert plan.action == NOTHING and plan.branch["id"] == "br-new" and not plan.changed
-
-
-def test_a_rerun_with_finalize_finalizes_the_branch_restored_before():
-    plan = decide_restore(SNAP, TARGET, [TARGET, restored()], "main-restored", finalize=True)
-    assert plan.action == FINALIZE and plan.branch["id"] == "br-new"
-
-
-FINALIZED_MAIN = restored("br-new", "main", "finalized", restored_as="br-main")
-
-
-@pytest.mark.parametrize("target, done", [
-    (FINALIZED_MAIN, FINALIZED_MAIN),
-    (dict(TARGET, name="main (old)"), FINALIZED_MAIN),
-    (dict(TARGET, name="main (old)", restored_as="br-new"), restored("br-new", "main", "finalized")),
-])
-def test_a_finalized_restore_that_took_the_targets_place_is_the_result(target, done):
-    """The target asked for by name is the restored branch now; by id (the snapshot's source), the replaced one,
-    which either branch names in restored_as."""
-    branches = [done] + ([target] if target["id"] != done["id"] else [])
-    plan = decide_restore(SNAP, target, branches, "main-restored", finalize=True)
-    assert plan.action == NOTHING and plan.branch["id"] == "br-new"
-    assert replaced_branch(done, branches + [dict(TARGET, name="main (old)")], "br-main")["id"] == "br-main"
-
-
-def test_a_name_taken_by_a_branch_not_restored_from_the_snapshot_is_refused():
-    refused = decide_restore(SNAP, TARGET, [TARGET, {"id": "br-dev", "name": "dev"}], "dev", finalize=False)
-    assert refused.action == REFUSE and "'dev' (br-dev) exists and was not restored from a snapshot" in refused.reason
-    finalize = decide_restore(SNAP, TARGET, [TARGET], "main", finalize=True)
-    assert finalize.action == REFUSE and "'main' (br-main) cannot be finalized" in finalize.reason
-    assert "not restored from a snapshot" in finalize.reason
-    other = decide_restore(SNAP, TARGET, [TARGET, restored(restored_from="snap-9")], "main-restored", finalize=True)
-    assert other.action == REFUSE and "restored from snapshot snap-9" in other.reason
-
-
-def test_a_restore_the_service_is_still_detaching_is_not_finalized():
-    plan = decide_restore(SNAP, TARGET, [TARGET, restored(status="detaching")], "main-restored", finalize=True)
-    assert plan.action == REFUSE and "detaching" in plan.reason
-
-
-def test_the_diff_says_what_is_restored_and_what_finalized():
-    plan = decide_restore(SNAP, TARGET, [TARGET], "main-restored", finalize=True)
-    before, after = restore_shown(plan, SNAP, TARGET, "main-restored", True, ["ep-2", "ep-1"])
-    assert before == {"target_branch": {"id": "br-main", "name": "main"}, "restored_branch": None}
-    assert after["target_branch"] == {"id": "br-main", "name": "main (old)"}
-    assert after["restored_branch"] == {"id": None, "name": "main", "restored_from": "before (snap-1)",
-                                        "snapshot_timestamp": "2026-01-31T22:00:00Z", "restore_status": "finalized",
-                                        "computes": ["ep-1", "ep-2"]}
-    look = decide_restore(SNAP, TARGET, [TARGET], "main-restored", finalize=False)
-    after = restore_shown(look, SNAP, TARGET, "main-restored", False, [])[1]
-    assert after["target_branch"]["name"] == "main" and after["restored_branch"]["name"] == "main-restored"
-    same = decide_restore(SNAP, TARGET, [TARGET, restored()], "main-restored", finalize=False)
-    before, after = restore_shown(same, SNAP, TARGET, "main-restored", False, [])
-    assert before == after
+def test_a_create_sends_its_points_in_utc_ending_in_z():
+    """A moment given with an offset, an LSN in lower case: sent as the service's canonical forms (finding 2)."""
+    created = make_response(200, {"snapshot": dict(TAKEN, id="snap-9"), "operations": []})
+    client, adapter = answered(make_response(200, {"branches": [dict(ROOT, default=True)]}),
+                               make_response(200, {"snapshots": []}), created)
+    result = Snapshot(ResourceTask(client, wait=False), "p-1", "before").present(
+        dict(timestamp="2026-01-31T23:00:00.500+01:00", lsn=None, expires_at="2026-02-28T01:00:00+01:00"))
+    assert result["changed"] is True
+    post = adapter.sent[2]
+    assert post.method == "POST" and post.body is None
+    assert post.url.endswith("/projects/p-1/branches/br-root/snapshot?name=before&timestamp=2026-01-31T22%3A00%3A00.5Z"
+                             "&expires_at=2026-02-28T00%3A00%3A00Z")
 
 
 # ---------------------------------------------------------------------------------------------- schedules
@@ -270,6 +233,30 @@ def test_a_schedule_write_answered_200_without_a_body_is_done():
     assert [request.method for request in adapter.sent] == ["GET", "PUT", "GET"]
     assert json.loads(adapter.sent[1].body) == {"schedule": [{"frequency": "daily", "hour": 2}]}
     assert result["diff"] == {"before": {"schedule": []}, "after": {"schedule": [{"frequency": "daily", "hour": 2}]}}
+
+
+def schedule_answers():
+    """A transport that answers GET .../branches with main (by its id) and GET .../backup_schedule with a daily
+    item."""
+    def answer(request):
+        if request.url.split("?")[0].endswith("/branches"):
+            return make_response(200, {"branches": [dict(ROOT, id="br-wispy-meadow-a5l2dqxb", default=True)]})
+        return make_response(200, {"schedule": [{"frequency": "daily", "hour": 2}]})
+    return make_client(answer)
+
+
+@pytest.mark.parametrize("branch, reads", [
+    ("br-wispy-meadow-a5l2dqxb", ["/backup_schedule"]),  # by id: the schedule, read at once
+    ("main", ["/branches", "/backup_schedule"]),  # by name: the branches to find it, then its schedule
+    (None, ["/branches", "/backup_schedule"]),  # the default branch: the same
+])
+def test_a_schedule_found_as_asked_costs_one_read_by_id_and_two_by_name(branch, reads):
+    """The cost the documentation states (review finding 8): no write, and one read only for a branch id."""
+    client, adapter = schedule_answers()
+    result = BackupSchedule(ResourceTask(client), "p-1", branch, [{"frequency": "daily", "hour": 2}]).apply()
+    assert result["changed"] is False and result["branch_id"] == "br-wispy-meadow-a5l2dqxb"
+    assert [(request.method, "/" + request.url.split("?")[0].rsplit("/", 1)[1]) for request in adapter.sent] == [
+        ("GET", read) for read in reads]
 
 
 def test_a_schedule_refused_by_its_rules_sends_nothing():
