@@ -24,9 +24,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import fcntl
 import json
 import os
+import pathlib
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -155,14 +158,27 @@ def api(values, path, key=None):
 @pytest.fixture(scope="module")
 def package(tmp_path_factory):
     """The wheel pip builds from tests/simulator, installed (with PyYAML and pytest) into a new virtualenv.
-    Returns (wheel path, the virtualenv's bin directory)."""
-    tmp = tmp_path_factory.mktemp("simulator-package")
-    bin_dir = new_venv(tmp / "venv")
-    pip = [os.path.join(bin_dir, "python"), "-m", "pip", "--disable-pip-version-check", "-q"]
-    run(pip + ["wheel", "--no-deps", "-w", tmp / "dist", SIMULATOR_DIR], timeout=300, env=clean_env())
-    (wheel,) = (tmp / "dist").glob("neon_simulator-*.whl")
-    run(pip + ["install", "%s[yaml]" % wheel, "pytest"], timeout=300, env=clean_env())
-    return wheel, bin_dir
+    Returns (wheel path, the virtualenv's bin directory). Made once per pytest run: the pytest-xdist
+    workers (nox -s pytest) share the run's folder, and one builds while the others wait for it."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # pytest-N/, the run's, above each worker's popen-gwX/
+    tmp = base / "simulator-package"
+    with open(str(base / "simulator-package.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            made = tmp / "made"
+            if not made.exists():
+                shutil.rmtree(str(tmp), ignore_errors=True)
+                bin_dir = new_venv(tmp / "venv")
+                pip = [os.path.join(bin_dir, "python"), "-m", "pip", "--disable-pip-version-check", "-q"]
+                run(pip + ["wheel", "--no-deps", "-w", tmp / "dist", SIMULATOR_DIR], timeout=300, env=clean_env())
+                (wheel,) = (tmp / "dist").glob("neon_simulator-*.whl")
+                run(pip + ["install", "%s[yaml]" % wheel, "pytest"], timeout=300, env=clean_env())
+                made.write_text(str(wheel))
+            return pathlib.Path(made.read_text()), os.path.join(str(tmp / "venv"), "bin")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def test_the_wheel_is_the_simulator_at_the_collections_version(package):
