@@ -40,13 +40,6 @@ def same_time(before, after):
     return abs(first - second) < 0.001
 
 
-def same_lsn(before, after):
-    """LSNs such as ``0/1F2E3D4`` are hexadecimal: compared without regard to case."""
-    if not isinstance(before, str) or not isinstance(after, str):
-        return before == after
-    return before.upper() == after.upper()
-
-
 class Field:
     """One option of a resource and the API field it maps to.
 
