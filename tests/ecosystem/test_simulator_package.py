@@ -192,6 +192,7 @@ def test_the_wheel_is_the_simulator_at_the_collections_version(package):
         entry_points = archive.read(info + "entry_points.txt").decode()
     assert not [name for name in names if not name.startswith(("neon_simulator/", info))], names
     assert "neon_simulator/scene_file.py" in names and "neon_simulator/pytest_plugin.py" in names
+    assert "neon_simulator/openapi/neon-api-v2.json" in names  # the vendor's document, for the 501 answers
     assert "Version: %s\n" % version in metadata and "Name: neon-simulator\n" in metadata
     requires = sorted(line for line in metadata.splitlines() if line.startswith("Requires-Dist:"))
     assert requires == ["Requires-Dist: pyyaml>=5.1; extra == 'yaml'", "Requires-Dist: werkzeug<4,>=3.0"], requires
@@ -220,6 +221,9 @@ def test_the_command_and_python_m_start_answer_and_stop(package, tmp_path):
         answer = api(values, "/projects?limit=1")
         assert answer.status_code == 200 and answer.json()["projects"][0]["id"] == values["NEON_SIM_DEMO_PROJECT"]
         assert api(values, "/projects", key="not-the-key").status_code == 401
+        # a documented operation it does not serve: 501 naming it, from the document the wheel carries
+        unserved = api(values, "/projects/%s/jwks" % values["NEON_SIM_DEMO_PROJECT"])
+        assert unserved.status_code == 501 and unserved.json()["code"] == "NOT_SIMULATED", unserved.text
     finally:
         assert stop(process) == 0
     assert not url_file.exists()  # removed on exit
