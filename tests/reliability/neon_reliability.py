@@ -102,6 +102,24 @@ def last_seq(sim):
     return entries[-1]["seq"] if entries else 0
 
 
+@contextlib.contextmanager
+def as_a_module_process():
+    """ansible-core 2.19+ shows a module's warnings on the controller's display instead of in its result once
+    this process has imported controller code (``_internal.is_controller``: another test read a vault file or
+    an inventory here). A module process never has: while a module runs here, it is not the controller."""
+    try:
+        from ansible.module_utils import _internal as ansible_internal
+    except ImportError:  # ansible-core before 2.19: warnings always go to the result
+        yield
+        return
+    controller = getattr(ansible_internal, "is_controller", False)
+    ansible_internal.is_controller = False
+    try:
+        yield
+    finally:
+        ansible_internal.is_controller = controller
+
+
 def run_module(name, args, check_mode=False, diff=False):
     """Run plugins/modules/<name>.py's main() in this process, as AnsiballZ would."""
     from ansible.module_utils.testing import patch_module_args
@@ -118,7 +136,7 @@ def run_module(name, args, check_mode=False, diff=False):
     rc = None
     crash = None
     started = time.monotonic()
-    with patch_module_args(args), contextlib.redirect_stdout(out):
+    with patch_module_args(args), contextlib.redirect_stdout(out), as_a_module_process():
         try:
             module.main()
             rc = 0
