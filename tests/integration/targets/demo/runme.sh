@@ -46,8 +46,13 @@ ok, changed, unreachable, failed = map(int, recap.groups())
 assert failed == 0 and unreachable == 0 and ok >= 30, recap.group(0)
 # 2 changes in the tour (key created, key revoked), 3 in the team lead's play (project-scoped
 # key created, rotated, revoked) and 6 in the pull request's play (project, branch, role and database created,
-# compute resized, branch deleted)
-assert changed == 11, "expected 11 changes: %s" % recap.group(0)
+# compute resized, branch deleted), 3 in the baseline's (the baseline held, the drift found in check mode, the drift
+# fixed) and 2 in the recovery's (the restore in check mode, the restore)
+assert changed == 16, "expected 16 changes: %s" % recap.group(0)
+assert "['checkout-api'] of 3 projects differ from the baseline, in ['allowed_ips', 'maintenance_window']" in out
+assert re.search(r"the drift report found 1, the fix changed 1, and the last run changed 0", out), "the baseline's line"
+assert re.search(r"main \(br-[a-z0-9-]+\) holds 3 orders again, .* the second run changed nothing: True", out), \
+    "the restore's line"
 for task in ("List every project, across pages", "Wait for the operations it started",
              "Try to use the revoked key - the service must refuse it with 401",
              "Create a key scoped to that one project, for its CI", "With the CI key, try another project of the organization",
