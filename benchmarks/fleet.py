@@ -5,10 +5,12 @@
 
 What a scheduled baseline job costs once the fleet is as asked: ``ansible-playbook`` over the
 ``neon.cloud.projects`` inventory of ``count`` projects, one ``neon.cloud.project`` task with every
-setting of the baseline per project, run first to apply it (each project changed) and then again,
-unchanged (no change sent, ``changed=0``): as it is, with ``wait: false`` (no read of the project's
-operations), and in check mode with ``--diff`` (the drift report). Beside it, the least a client can do to know the same: a plain ``requests`` loop that GETs
-each project and compares its settings. Requests are counted in the simulator's log, per project.
+setting of the baseline and one ``neon.cloud.project_permission`` task (its collaborators, exclusive)
+per project, run first to apply it (each project changed) and then again, unchanged (no change sent,
+``changed=0``): as it is, with ``wait: false`` (no read of the project's operations), and in check
+mode with ``--diff`` (the drift report). Beside it, the least a client can do to know the same: a
+plain ``requests`` loop that GETs each project and its grants and compares them. Requests are
+counted in the simulator's log, per project.
 """
 
 import os
@@ -28,8 +30,13 @@ BASELINE = {
         "maintenance_window": {"weekdays": [6, 7], "start_time": "02:00", "end_time": "04:00"},
         "quota": {"compute_time_seconds": 360000, "logical_size_bytes": 10737418240},
         "block_public_connections": False,
+        "block_vpc_connections": False,
         "audit_log_level": "base",
+        "preload_libraries": {"use_defaults": True, "enabled_libraries": []},
+        "enable_logical_replication": False,
+        "hipaa": False,
     },
+    "collaborators": ["riley@example.com"],
 }
 PLAY = """- name: Hold every project to the baseline
   hosts: all
@@ -41,6 +48,12 @@ PLAY = """- name: Hold every project to the baseline
         history_retention_seconds: %(history_retention_seconds)d
         settings: %(settings)s
         wait: "{{ fleet_wait | default(true) }}"
+
+    - name: The project is shared with the baseline's collaborators, and no one else
+      neon.cloud.project_permission:
+        project_id: "{{ neon_id }}"
+        emails: %(collaborators)s
+        exclusive: true
 """
 _RECAP_RE = re.compile(r"^\S+\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.MULTILINE)
 _PROJECT_PATH_RE = re.compile(r"^/api/v2/projects/([^/]+)")
@@ -77,7 +90,8 @@ def fleet(sim, collection, runs, count=100, ansible_playbook=None, log=print):
         raise RuntimeError("the fleet organization has %d projects, not %d" % (len(project_ids), count))
     play = os.path.join(collection.root, "fleet.yml")
     with open(play, "w", encoding="utf-8") as handle:
-        handle.write(PLAY % dict(BASELINE, settings=json.dumps(BASELINE["settings"])))
+        handle.write(PLAY % dict(BASELINE, settings=json.dumps(BASELINE["settings"]),
+                                 collaborators=json.dumps(BASELINE["collaborators"])))
     inventory = os.path.join(collection.root, "fleet.neon.yml")
     with open(inventory, "w", encoding="utf-8") as handle:
         handle.write("plugin: neon.cloud.projects\norg_ids: [%s]\n" % org_id)
@@ -115,10 +129,15 @@ def fleet(sim, collection, runs, count=100, ansible_playbook=None, log=print):
             answer.raise_for_status()
             project = answer.json()["project"]
             settings = project.get("settings") or {}
+            grants = session.get("%s/projects/%s/permissions" % (sim.api_url, project_id), timeout=60)
+            grants.raise_for_status()
+            emails = sorted(grant["granted_to_email"].lower() for grant in grants.json()["project_permissions"])
             differing += any(settings.get(key) != value for key, value in BASELINE["settings"].items()) or \
-                project.get("history_retention_seconds") != BASELINE["history_retention_seconds"]
+                project.get("history_retention_seconds") != BASELINE["history_retention_seconds"] or \
+                emails != sorted(BASELINE["collaborators"])
         elapsed = time.perf_counter() - started
         session.close()
+        # the settings compared as they come (lists in the order given), so some may count as differing
         return {"seconds": elapsed, "requests": len(sim.requests_log()), "differing": differing}
 
     log("  fleet: applying the baseline to %d projects" % count)

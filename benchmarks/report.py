@@ -266,12 +266,13 @@ class Report:
              str(max(s["changed"] for s in data["samples"]["check_diff"])),
              "%.2f" % (med("check_diff", "requests") / count),
              str(max(s["changes_sent"] for s in data["samples"]["check_diff"]))),
-            ("plain ``requests`` loop: GET each project, compare", "%.1f s" % med("plain", "seconds"), "",
+            ("plain ``requests`` loop: GET each project and its grants, compare", "%.1f s" % med("plain", "seconds"), "",
              "%.2f" % (med("plain", "requests") / count), "0"),
         ]
         return "\n".join([
             "Measured %s with ``%s``: ``ansible-playbook`` (5 forks) over the ``neon.cloud.projects`` inventory of "
-            "%d projects of one organization, one ``neon.cloud.project`` task with the whole baseline per project "
+            "%d projects of one organization, one ``neon.cloud.project`` task with every setting of the baseline and one "
+            "``neon.cloud.project_permission`` task (exclusive) per project "
             "(ansible-core %s; median of %d runs; simulator at ``--operation-pace %g``)." % (
                 info["date"], command, count, info["ansible-core"], len(data["samples"]["play"]),
                 self.settings["operation_pace"]),
