@@ -174,28 +174,27 @@ def restore_kept(branch, found):
 
     A restore with ``preserve_under_name`` makes the branch of that name at that moment, makes it the restored
     branch's parent and sets the restored branch's ``last_reset_at`` (docs/docsite/rst/api-behaviour.rst, "Restore,
-    default branch and schema"). An ordinary parent is older than its child. So ``found`` is what a restore kept
-    when it is the branch's parent, the branch has a ``last_reset_at``, and ``found`` is younger than the branch:
-    its ``created_at`` is later. Both are given to the second; in the same second, only when the branch was reset
-    in that second too (made, restored and preserved within one second; an ordinary parent and its child made in
-    one second were not also reset in it)."""
+    default branch and schema"). So ``found`` is what a restore kept when it is the branch's parent, the branch has
+    a ``last_reset_at``, and ``found`` was made by that reset: its ``created_at`` is not before the reset (both
+    to the second). An ordinary parent is older than its child, and a branch the branch was restored from (without
+    a name to preserve: it becomes the parent too) was made before that restore. Should the service stamp the
+    reset after the branch it kept, a rerun is refused, naming both times, rather than taken as done: it never
+    restores twice and never skips a restore."""
     if branch.get("parent_id") != found["id"]:
         return "a restore of the branch would have made it the branch's parent, which is %s" % (
             branch.get("parent_id") or "none: it is a root branch")
     if not branch.get("last_reset_at"):
         return "it is the branch's parent, but the branch was never restored or reset (it has no last_reset_at), " \
                "so it is the branch it was made from"
-    made, born, reset = seconds_of(found.get("created_at")), seconds_of(branch.get("created_at")), \
-        seconds_of(branch.get("last_reset_at"))
-    if made is None or born is None or reset is None:
-        return "the service does not give when both were made and the branch reset (created_at %r and %r, " \
-               "last_reset_at %r), so it cannot be told from the branch's ordinary parent" % (
-                   found.get("created_at"), branch.get("created_at"), branch.get("last_reset_at"))
-    younger = int(made) > int(born) or (int(made) == int(born) == int(reset))
-    if not younger:
-        return "it is the branch's parent and was made at %s, before the branch (%s): it is the branch it was made " \
-               "from, and a restore makes the branch it preserves after the branch restored" % (
-                   found.get("created_at"), branch.get("created_at"))
+    made, reset = seconds_of(found.get("created_at")), seconds_of(branch.get("last_reset_at"))
+    if made is None or reset is None:
+        return "the service does not give when it was made and the branch reset (created_at %r, last_reset_at %r), " \
+               "so it cannot be told from the branch's ordinary parent" % (
+                   found.get("created_at"), branch.get("last_reset_at"))
+    if int(made) < int(reset):
+        return "it is the branch's parent and was made at %s, before the branch's last restore or reset (%s): it is " \
+               "a branch the branch was made or restored from, not the state a restore kept (made by the restore)" % (
+                   found.get("created_at"), branch.get("last_reset_at"))
     return None
 
 

@@ -128,7 +128,7 @@ PREVIEW = {"id": "br-preview-1", "name": "preview", "parent_id": "br-base-1", "c
     (dict(PREVIEW, last_reset_at="2026-05-04T00:00:00Z"), "was made at 2026-05-02T00:00:00Z, before the branch"),
     # parent and child made in one second, the child reset later: not what that reset kept
     (dict(PREVIEW, created_at="2026-05-02T00:00:00Z", last_reset_at="2026-05-04T00:00:00Z"), "before the branch"),
-    (dict(PREVIEW, created_at=None, last_reset_at="2026-05-04T00:00:00Z"), "cannot be told from"),
+    (dict(PREVIEW, last_reset_at="yesterday"), "cannot be told from"),
 ])
 def test_an_ordinary_parent_of_the_name_to_preserve_is_refused_before_any_request(preview, words):
     with pytest.raises(Refusal) as refused:
@@ -143,10 +143,23 @@ def test_a_preserved_branch_is_the_parent_made_by_a_restore_of_the_branch():
     # made, restored and preserved in the branch's first second: the service gives all three to that second
     quick = dict(RESTORED, created_at="2026-05-04T03:10:12Z")
     assert restore_kept(quick, KEPT) is None
-    assert restore_kept(dict(quick, last_reset_at="2026-05-04T03:10:13Z"), KEPT) is not None
+    # reset after the branch named was made: that branch is not what this reset kept
+    assert restore_kept(dict(RESTORED, last_reset_at="2026-05-04T03:10:13Z"), KEPT) is not None
     assert restore_kept(dict(RESTORED, parent_id="br-other"), KEPT) is not None
     assert restore_kept(dict(RESTORED, last_reset_at=None), KEPT) is not None
     assert restore_kept(RESTORED, dict(KEPT, created_at="2026-04-30T00:00:00Z")) is not None
+
+
+def test_a_branch_restored_from_without_a_name_to_preserve_is_not_taken_for_a_kept_state():
+    """A restore from another branch without preserve_under_name makes that branch the parent and sets last_reset_at;
+    the source, younger than the branch, was made before that restore: naming it later is no rerun."""
+    base = dict(RELEASE_BASE, created_at="2026-05-03T00:00:00Z")
+    restored_from_base = dict(PREVIEW, created_at="2026-05-02T00:00:00Z", parent_id="br-base-1",
+                              last_reset_at="2026-05-05T00:00:00Z")
+    assert "before the branch's last restore or reset" in restore_kept(restored_from_base, base)
+    with pytest.raises(Refusal):
+        restore_plan(restored_from_base, STAGING, [MAIN, base, restored_from_base, STAGING],
+                     preserve_under_name="release-base")
 
 
 def test_the_name_to_preserve_is_required_where_the_service_requires_it():
