@@ -264,6 +264,15 @@ def test_a_tool_the_test_starts_reaches_the_same_simulator(neon_simulator, neon_
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "200"
     assert [entry["path"] for entry in neon_simulator.requests()] == ["/api/v2/projects"]
+
+
+def test_a_test_moves_the_clock_30_days_on(neon_simulator):
+    neon_simulator.advance_clock(30 * 86400)
+
+
+def test_the_next_test_starts_at_the_real_time(neon_simulator):
+    import time
+    assert abs(neon_simulator.clock.time() - time.time()) < 60
 '''
 
 
@@ -278,7 +287,7 @@ def test_the_pytest_fixture_as_the_guide_configures_it(package, tmp_path):
     (tmp_path / "test_env.py").write_text(PLUGIN_EXTRA_TEST)
     ran = subprocess.run([os.path.join(bin_dir, "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
                          cwd=str(tmp_path), env=clean_env(), timeout=120, capture_output=True, text=True, check=False)
-    assert ran.returncode == 0 and re.search(r"^4 passed", ran.stdout, re.MULTILINE), ran.stdout[-4000:] + ran.stderr
+    assert ran.returncode == 0 and re.search(r"^6 passed", ran.stdout, re.MULTILINE), ran.stdout[-4000:] + ran.stderr
 
     # a scene the plugin cannot read fails the tests that ask for the fixture, saying which setting
     broken = subprocess.run([os.path.join(bin_dir, "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",

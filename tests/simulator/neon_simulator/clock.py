@@ -63,6 +63,12 @@ class Clock:
         """Simulated time, integer microseconds since the epoch."""
         return int(round(self.time() * 1e6))
 
+    def back_to_real_time(self):
+        """Simulated time back to the wall clock's (what ``advance`` added, undone): only for a start afresh (the
+        pytest fixture's, before the state goes back to its seed), since otherwise time never goes backwards."""
+        with self._lock:
+            self._offset = 0.0
+
     def advance(self, seconds):
         """Jump simulated time forward by ``seconds``."""
         seconds = float(seconds)

@@ -74,6 +74,9 @@ class _Session:
         """The simulator back to its seed, with the scene set."""
         from neon_simulator.scene_file import SceneError, apply_scene
 
+        # what an earlier test's advance_clock added goes too: a test that dates something with now() finds
+        # the simulator at that time, whatever ran before it
+        self.simulator.clock.back_to_real_time()
         self.simulator.reset()
         if self.scene is not None:
             try:
@@ -96,7 +99,8 @@ def neon_simulator_session(pytestconfig):
 
 @pytest.fixture
 def neon_simulator(neon_simulator_session):
-    """A running simulator on 127.0.0.1, back to its seed (and the configured scene) for this test."""
+    """A running simulator on 127.0.0.1, back to its seed (and the configured scene) and to the real time for
+    this test."""
     return neon_simulator_session.fresh()
 
 
