@@ -102,11 +102,13 @@ def sim_session():
 
 @pytest.fixture
 def sim(sim_session):
-    """The simulator with no faults and an empty request log (state carries over; names are unique)."""
+    """The simulator with no faults, no barriers and an empty request log (state carries over; names are unique)."""
     sim_session.clear_faults()
+    sim_session.clear_barriers()
     sim_session.clear_requests()
     yield sim_session
     sim_session.clear_faults()
+    sim_session.clear_barriers()
 
 
 @pytest.fixture

@@ -6,11 +6,11 @@
 What the service writes (``created_at``, ``expires_at``) and what it takes where its OpenAPI says ``date-time``
 (a restore's ``source_timestamp``, a branch's ``parent_timestamp`` and ``expires_at``, a schema's ``timestamp``;
 a snapshot's ``timestamp`` and ``expires_at`` are documented as ``2025-08-05T22:00:00Z``) is
-``2026-05-04T02:55:00Z``: a date, an upper-case ``T``, the time to the second (an optional fraction), and ``Z``
-or an offset ``+hh:mm``. What the service does with looser text is not documented
-(docs/docsite/rst/api-behaviour.rst, "Points of a branch's history"), so nothing looser is read as one: no space
-or lower-case ``t``/``z``, no ``+0200``, no date that does not exist (``2026-02-31``) and no second 60.
-``canonical`` is the form the collection sends: the same moment in UTC, ending in ``Z``.
+``2026-05-04T02:55:00Z``: a date, ``T``, the time to the second (an optional fraction), and ``Z`` or an offset
+``+hh:mm``. RFC 3339 lets an application read a space or a lower-case ``t``/``z`` too (its note in 5.6), and
+these are read; nothing else is (docs/docsite/rst/api-behaviour.rst, "Points of a branch's history"): no
+``+0200``, no date that does not exist (``2026-02-31``) and no second 60. ``canonical`` is the form the
+collection sends, whatever it was given: the same moment in UTC, with an upper-case ``T``, ending in ``Z``.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -21,7 +21,7 @@ import calendar
 import datetime
 import re
 
-_RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:(Z)|([+-])(\d{2}):(\d{2}))$")
+_RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$")
 # Longer text is not looked at (the longest timestamp is 35 characters).
 MAX_LENGTH = 40
 EXAMPLE = "2026-05-04T02:55:00Z"

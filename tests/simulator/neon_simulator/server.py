@@ -289,6 +289,10 @@ class Simulator:
     def barriers(self):
         return self.app.barriers.list()
 
+    def clear_barriers(self):
+        """Forget every barrier (the control API's DELETE /_simulator/barriers)."""
+        self.app.barriers.clear()
+
     def share_project(self, project_id, user_id="bootstrap"):
         return self.state.share_project(project_id, {"user_id": user_id})
 

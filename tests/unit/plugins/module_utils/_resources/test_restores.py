@@ -48,8 +48,8 @@ RESTORED = dict(MAIN, parent_id="br-kept-1", parent_timestamp=MOMENT, last_reset
     (dict(timestamp=MOMENT, preserve_under_name="main"), "must differ from the branch's own name"),
     (dict(source_branch="dev", preserve_under_name=""), "1 to 256 characters"),
     # not RFC 3339 (issue 31 point 4): each is refused, naming the option and showing an example
-    (dict(timestamp="2026-05-04 02:55:00Z", preserve_under_name="x"), "source_timestamp must be an RFC 3339 timestamp"),
-    (dict(timestamp="2026-05-04t02:55:00z", preserve_under_name="x"), "such as 2026-05-04T02:55:00Z"),
+    (dict(timestamp="2026-05-04 02:55:00", preserve_under_name="x"), "source_timestamp must be an RFC 3339 timestamp"),
+    (dict(timestamp="2026-05-04T02:55:00+0200", preserve_under_name="x"), "such as 2026-05-04T02:55:00Z"),
     (dict(timestamp="2026-05-04T02:55:00+0200", preserve_under_name="x"), "source_timestamp must be an RFC 3339"),
     (dict(timestamp="2026-02-31T02:55:00Z", preserve_under_name="x"), "source_timestamp must be an RFC 3339"),
     (dict(timestamp="2026-05-04T02:55:60Z", preserve_under_name="x"), "seconds 00 to 59"),

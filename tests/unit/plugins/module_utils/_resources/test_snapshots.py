@@ -106,7 +106,7 @@ def test_manual_snapshots_come_only_from_root_branches():
     (dict(timestamp="yesterday"), "timestamp must be an RFC 3339 timestamp"),
     (dict(expires_at="2026-02-30"), "expires_at must be an RFC 3339 timestamp"),
     (dict(expires_at="2026-02-30T00:00:00Z"), "expires_at must be an RFC 3339 timestamp"),  # no such day
-    (dict(timestamp="2026-01-31 22:00:00Z"), "timestamp must be an RFC 3339 timestamp, such as 2026-05-04T02:55:00Z"),
+    (dict(timestamp="2026-01-31 22:00:00"), "timestamp must be an RFC 3339 timestamp, such as 2026-05-04T02:55:00Z"),
     (dict(timestamp="2026-01-31T22:00:00+0100"), "timestamp must be an RFC 3339 timestamp"),
     (dict(expires_at="2026-01-31T23:59:60Z"), "expires_at must be an RFC 3339 timestamp"),
     (dict(lsn="1A2B3C4"), "lsn must be a Log Sequence Number"),
