@@ -12,6 +12,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import contextlib
+
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
@@ -32,9 +34,25 @@ BRANCHES_PAGE_MAX = 10000
 def list_branches(client, project_id, search=None):
     """Every branch of the project (every page), each checked. A Refusal when the project does not
     exist (or the key does not reach it): the first request of every task on a project's branches."""
-    try:
+    with reaching_project(project_id):
         return collect(client, project_path(project_id, "branches"), "branches", BRANCHES_PAGE_MAX,
                        params={"search": search}, want_cursor=False, item_fields=answers.BRANCH_FIELDS).items
+
+
+def read_project_list(client, project_id, segment, key, item_fields):
+    """One GET of a project's collection that is not paged (``/projects/{id}/<segment>``: its grants, its
+    snapshots), each item checked for ``item_fields``. A Refusal when the project does not exist."""
+    path = project_path(project_id, segment)
+    with reaching_project(project_id):
+        data = client.get(path)
+    return answers.items_of(data, "GET", path, key, item_fields)
+
+
+@contextlib.contextmanager
+def reaching_project(project_id):
+    """A request's HTTP 404 for ``project_id``'s first read turned into the Refusal that names the project."""
+    try:
+        yield
     except NeonAPIError as error:
         if error.status == 404:
             raise Refusal(no_such_project(project_id, error), error)

@@ -27,7 +27,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._api.timestamps import timestamp
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import no_such_project
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import read_project_list
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Description, Field, Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
 
@@ -146,14 +146,7 @@ def permissions_path(project_id, permission_id=None):
 
 def list_permissions(client, project_id):
     """The project's grants in force, each checked: one request. A Refusal for a project the key does not reach."""
-    path = permissions_path(project_id)
-    try:
-        data = client.get(path)
-    except NeonAPIError as error:
-        if error.status == 404:
-            raise Refusal(no_such_project(project_id, error), error)
-        raise
-    return active(answers.items_of(data, "GET", path, PERMISSION.plural, PERMISSION.answer_fields))
+    return active(read_project_list(client, project_id, "permissions", PERMISSION.plural, PERMISSION.answer_fields))
 
 
 def answered_grant(data, method, path, email=None):

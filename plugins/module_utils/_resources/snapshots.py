@@ -20,7 +20,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path, query_string
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
 from ansible_collections.neon.cloud.plugins.module_utils._api.points import (
@@ -33,7 +32,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
     list_branches,
     locate_branch,
-    no_such_project,
+    read_project_list,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
     CREATE,
@@ -41,7 +40,6 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     Description,
     Field,
     Plan,
-    Refusal,
     decide,
     only_one,
     same_time,
@@ -138,14 +136,7 @@ def chosen_snapshots(snapshots, branches, name=None, branch=None):
 
 def list_snapshots(client, project_id):
     """The project's snapshots, each checked: one request. A Refusal when the project does not exist."""
-    path = project_path(project_id, "snapshots")
-    try:
-        data = client.get(path)
-    except NeonAPIError as error:
-        if error.status == 404:
-            raise Refusal(no_such_project(project_id, error), error)
-        raise
-    return answers.items_of(data, "GET", path, "snapshots", SNAPSHOT_FIELDS)
+    return read_project_list(client, project_id, "snapshots", "snapshots", SNAPSHOT_FIELDS)
 
 
 def snapshot_info(client, project_id, name=None, branch=None):
