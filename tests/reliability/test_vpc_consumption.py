@@ -25,25 +25,13 @@ import requests
 
 import neon_reliability as rel
 from neon_reliability import failed, last_seq, ok
+from test_provisioning_modules import changes_since, requests_since, run
 
-CHANGES = ("POST", "PATCH", "DELETE", "PUT")
 ORG = "org-calm-tree-21298941"
 CHECKOUT = "bold-glade-61830452"  # a project of ORG in aws-eu-central-1
 REGION = "aws-eu-central-1"
 RUN_TIMEOUT = 120
 BARRIER_TIMEOUT = 60
-
-
-def run(sim, module, check_mode=False, diff=False, **args):
-    return rel.task(sim, module, check_mode=check_mode, diff=diff, **args)
-
-
-def requests_since(sim, seq):
-    return [(entry["method"], entry["path"]) for entry in sim.requests(since=seq)]
-
-
-def changes_since(sim, seq):
-    return [request for request in requests_since(sim, seq) if request[0] in CHANGES]
 
 
 def new_endpoint_id():

@@ -720,6 +720,13 @@ class ProvisioningMixin:
             return {"branch": branch.render(self.now_us()),
                     "annotation": {"object": {"type": "console/branch", "id": branch.id}, "value": {}}}
 
+    def _check_branches_limit(self, resources):
+        """422 BRANCHES_LIMIT_EXCEEDED when the project already has the plan's most branches (control API limits)."""
+        limit = self.limits["max_branches"]
+        if limit is not None and len(resources.branches) >= limit:
+            raise with_code(Unprocessable(MESSAGE_BRANCHES_LIMIT % (limit, len(resources.branches))),
+                            "BRANCHES_LIMIT_EXCEEDED")
+
     def _check_branch_name(self, project, name, branch=None):
         for other in self._resources(project).branches.values():
             if other.name == name and other is not branch:
@@ -796,10 +803,7 @@ class ProvisioningMixin:
                         "parent_timestamp" if parent_lsn is None else "parent_lsn"))
             if name is not None:
                 self._check_branch_name(project, name)
-            limit = self.limits["max_branches"]
-            if limit is not None and len(resources.branches) >= limit:
-                raise with_code(Unprocessable(MESSAGE_BRANCHES_LIMIT % (limit, len(resources.branches))),
-                                "BRANCHES_LIMIT_EXCEEDED")
+            self._check_branches_limit(resources)
             self._check_unlocked(project, now_us)
             rng = random.SystemRandom()
             branch_id = ids.branch_id(rng)

@@ -62,7 +62,7 @@ from . import ids
 from .clock import iso_micro, iso_seconds, parse_rfc3339
 from .errors import Conflict, Forbidden, InvalidRequest, NotFound, Unprocessable, with_code
 from .history import BranchData, go_duration, lsn_of
-from .provisioning import (BRANCH_NAME_MAX, MESSAGE_BRANCHES_LIMIT, _boolean, _object, _string,
+from .provisioning import (BRANCH_NAME_MAX, _boolean, _object, _string,
                            _subscription_type)
 from .resources import Branch, Database
 
@@ -334,10 +334,7 @@ class SnapshotsMixin:
             target = self._branch(project, target_id, "target branch not found")
             if name is not None:
                 self._check_branch_name(project, name)
-            limit = self.limits["max_branches"]
-            if limit is not None and len(resources.branches) >= limit:
-                raise with_code(Unprocessable(MESSAGE_BRANCHES_LIMIT % (limit, len(resources.branches))),
-                                "BRANCHES_LIMIT_EXCEEDED")
+            self._check_branches_limit(resources)
             now_us = self.now_us()
             self._check_unlocked(project, now_us)
             branch = Branch(ids.branch_id(random.SystemRandom()), project.id, name or "", now_us,
