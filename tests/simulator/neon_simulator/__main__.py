@@ -13,6 +13,7 @@ import sys
 import tempfile
 import threading
 
+from .pg_binaries import ENV_BIN, PostgresUnavailable
 from .scene_file import SceneError, load_scene
 from .server import Simulator, is_loopback
 
@@ -44,6 +45,12 @@ def _parser():
     parser.add_argument("--log-requests", action="store_true", help="log every request on stderr")
     parser.add_argument("--only-bootstrap-key", action="store_true",
                         help="seed no API key besides the bootstrap one")
+    parser.add_argument("--postgres", action="store_true",
+                        help="computes that are real PostgreSQL servers on 127.0.0.1 (needs the PostgreSQL programs: "
+                             "pip install 'neon-simulator[postgres]', or --postgres-bin)")
+    parser.add_argument("--postgres-bin", metavar="DIR",
+                        help="the folder of the PostgreSQL programs for --postgres (default: $%s, the pgserver "
+                             "package, pg_config --bindir, /usr/lib/postgresql/N/bin)" % ENV_BIN)
     parser.add_argument("--scene", metavar="FILE",
                         help="set this scene at start, on top of the seeded data: users, organizations, projects "
                              "with their branches, API keys (JSON; YAML with PyYAML installed)")
@@ -78,10 +85,16 @@ def main(argv=None):
         print("--org-key-rate-limit must be 0 (off) or positive", file=sys.stderr)
         return 2
     api_key = args.api_key or os.environ.get(ENV_API_KEY) or None
-    simulator = Simulator(api_key=api_key, seed=args.seed, host=args.host, port=args.port,
-                          rate_limit=args.rate_limit, allow_remote=args.allow_remote,
-                          log_requests=args.log_requests, extra_keys=not args.only_bootstrap_key,
-                          org_key_rate_limit=args.org_key_rate_limit or None, operation_pace=args.operation_pace)
+    try:
+        simulator = Simulator(api_key=api_key, seed=args.seed, host=args.host, port=args.port,
+                              rate_limit=args.rate_limit, allow_remote=args.allow_remote,
+                              log_requests=args.log_requests, extra_keys=not args.only_bootstrap_key,
+                              org_key_rate_limit=args.org_key_rate_limit or None,
+                              operation_pace=args.operation_pace, postgres=args.postgres,
+                              postgres_bin=args.postgres_bin)
+    except PostgresUnavailable as error:
+        print("--postgres: %s" % error, file=sys.stderr)
+        return 2
     if args.scene:
         try:
             load_scene(simulator, args.scene)
@@ -103,6 +116,8 @@ def main(argv=None):
         print("NEON_SIM_DEMO_PROJECT=%s" % simulator.demo_project_id, flush=True)
         print("NEON_SIM_CONTROL_URL=%s" % simulator.control_url, flush=True)
         print("NEON_SIM_ORG_ID=%s" % simulator.org_id, flush=True)
+        if simulator.state.real is not None:  # psql is there too
+            print("NEON_SIM_PG_BIN=%s" % simulator.state.real.bin_folder, flush=True)
         if args.url_file:
             _write_atomically(args.url_file, url + "\n")
         while not stopping.wait(0.5):

@@ -146,6 +146,7 @@ class SimulatorApp(ControlRoutes, ProvisioningRoutes, SharingRoutes, NetworkingR
             request_id = request_id_of(request)
             response = error_response(404, "not found", request_id)
             response.headers[REQUEST_ID_HEADER] = request_id
+        self.state.after_request()
         response.status = status_line(response.status_code)
         return response(environ, start_response)
 

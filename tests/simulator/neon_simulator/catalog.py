@@ -171,6 +171,8 @@ class CatalogMixin:
             now_us = self.now_us()
             ops = self._run(project, self._config_ops(project, branch, now_us), now_us)
             if new_name is not None and new_name != name:
+                if self.real is not None:  # its data go with it
+                    self.real.rename_database(project.id, branch, name, new_name, self._resources(project).branches)
                 del branch.databases[name]
                 database.name = new_name
                 branch.databases[new_name] = database
@@ -213,4 +215,5 @@ class CatalogMixin:
             self._named(branch, "database", database_name)
             self._stored_passwords(project)
             host = endpoint.pooler_host if pooled == "true" else endpoint.host
-            return {"uri": connection_uri(role_name, role.password.settle(self.now_us()), host, database_name)}
+            return {"uri": connection_uri(role_name, role.password.settle(self.now_us()), host, database_name,
+                                          endpoint.port)}

@@ -63,6 +63,7 @@ class ComputesMixin:
         endpoint_type = spec.get("type")
         if endpoint_type not in ENDPOINT_TYPES:
             raise InvalidRequest("type: must be read_write or read_only")
+        self._refuse_unreal("a read-only compute", endpoint_type == "read_only")
         _string(spec, "name", 64)
         self._check_suspend_timeout(spec)
         with self.lock:
@@ -76,7 +77,7 @@ class ComputesMixin:
             self._check_unlocked(project, now_us)
             endpoint = Endpoint(ids.endpoint_id(random.SystemRandom()), project, branch_id, endpoint_type, now_us,
                                 spec, creation_source="api")
-            self._resources(project).endpoints[endpoint.id] = endpoint
+            self._resources(project).add_endpoint(endpoint)
             ops = self._start(project, [("start_compute", branch_id, endpoint.id)])
             endpoint.state.start("active", ops[0], fallback="idle")
             return self._endpoint_answer(project, endpoint, ops)

@@ -26,6 +26,7 @@ def control_map():
     return Map([
         Rule(CONTROL_PREFIX + "/health", methods=["GET"], endpoint="health"),
         Rule(CONTROL_PREFIX + "/info", methods=["GET"], endpoint="info"),
+        Rule(CONTROL_PREFIX + "/postgres", methods=["GET"], endpoint="postgres"),
         Rule(CONTROL_PREFIX + "/reset", methods=["POST"], endpoint="reset"),
         Rule(CONTROL_PREFIX + "/keys", methods=["GET"], endpoint="keys"),
         Rule(CONTROL_PREFIX + "/keys", methods=["POST"], endpoint="create_key"),
@@ -100,6 +101,14 @@ class ControlRoutes:
         info["rate_limit"] = self.rate_limiter.rate if self.rate_limiter is not None else None
         info["rate_limits"] = self.rate_limits()
         return 200, info
+
+    def _control_postgres(self, request):
+        """The real computes (--postgres): the folder of the PostgreSQL programs (psql among them), the servers
+        running, what could not be applied; 404 when the computes are not real."""
+        del request
+        if self.state.real is None:
+            raise NotFound("the computes are not real: start the simulator with --postgres")
+        return 200, self.state.real.describe(self.state)
 
     def _control_reset(self, request):
         del request

@@ -43,6 +43,12 @@ class Locked(RuntimeError):
     """423: the project runs conflicting operations; the client retries later."""
 
 
+class NotSimulated(RuntimeError):
+    """501 ``NOT_SIMULATED``: a documented request the simulator does not answer (in the mode it runs in)."""
+
+    code = "NOT_SIMULATED"
+
+
 class TooManyRequests(RuntimeError):
     """429: a rate limit spent (e.g. the consumption endpoints' bucket). ``retry_after``: whole seconds until a
     request may go again, answered as the ``Retry-After`` header (``headers``)."""
@@ -74,4 +80,5 @@ API_ERRORS = (
     (Unprocessable, 422),
     (Locked, 423),
     (TooManyRequests, 429),
+    (NotSimulated, 501),
 )

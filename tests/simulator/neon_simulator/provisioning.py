@@ -332,11 +332,20 @@ class ProvisioningMixin:
         self.next_database_id += 1
         return self.next_database_id
 
+    def _placement(self):
+        """How a new compute gets its address: a port of its own when computes are real (--postgres)."""
+        return self.real.place if self.real is not None else None
+
+    def _refuse_unreal(self, what, condition=True):
+        """501 NOT_SIMULATED for what real computes cannot do honestly (real_computes.py), before any change."""
+        if self.real is not None and condition:
+            self.real.refuse(what)
+
     def _resources(self, project):
         """The project's branches and computes, provisioned from its skeleton on first use."""
         if project.resources is not None:
             return project.resources
-        resources = project.resources = Resources()
+        resources = project.resources = Resources(self._placement())
         rng = random.Random(project.id)
         now_us = self.now_us()
         root = None
@@ -359,7 +368,7 @@ class ProvisioningMixin:
             if endpoint_id:
                 endpoint = Endpoint(endpoint_id, project, branch_id, "read_write", created_us, {}, state="idle")
                 endpoint.suspended_us = created_us + rng.randint(60, 3600) * 1000000
-                resources.endpoints[endpoint_id] = endpoint
+                resources.add_endpoint(endpoint)
         return resources
 
     def _copy_catalog(self, source, branch, now_us, fresh_passwords=False):
@@ -581,7 +590,7 @@ class ProvisioningMixin:
                         provisioner=spec.get("provisioner") or "k8s-neonvm")
             branch_id, endpoint_id = project.branches[0]
             now_us = project.created_us
-            resources = project.resources = Resources()
+            resources = project.resources = Resources(self._placement())
             branch = Branch(branch_id, project.id, branch_name, now_us, creation_source="api")
             branch.default = True
             role = Role(branch_id, role_name, new_password(), now_us)
@@ -590,7 +599,7 @@ class ProvisioningMixin:
             branch.databases[database_name] = database
             resources.branches[branch_id] = branch
             endpoint = Endpoint(endpoint_id, project, branch_id, "read_write", now_us, {}, creation_source="api")
-            resources.endpoints[endpoint_id] = endpoint
+            resources.add_endpoint(endpoint)
             ops = self._start(project, [("create_timeline", branch_id, None),
                                         ("start_compute", branch_id, endpoint_id)])
             branch.state.start("ready", ops[0])
@@ -780,6 +789,10 @@ class ProvisioningMixin:
         init_source = spec.get("init_source", "parent-data")
         if init_source not in ("parent-data", "schema-only"):
             raise InvalidRequest("init_source: must be parent-data or schema-only")
+        self._refuse_unreal("a branch made at a point in the past (parent_timestamp, parent_lsn)",
+                            parent_lsn is not None or spec.get("parent_timestamp") is not None)
+        self._refuse_unreal("a schema-only branch (init_source: schema-only)", init_source == "schema-only")
+        self._refuse_unreal("a read-only compute", any(item["type"] == "read_only" for item in endpoint_specs))
         with self.lock:
             project = self._reachable(key, project_id)
             now_us = self.now_us()
@@ -820,11 +833,13 @@ class ProvisioningMixin:
             # a protected parent's children get fresh passwords (notes 1.4, DOC-PROT)
             self._copy_catalog(parent, branch, now_us, fresh_passwords=parent.protected)
             resources.branches[branch_id] = branch
+            if self.real is not None:  # its data: the parent's as of now
+                self.real.fork(project.id, parent, branch, resources.branches)
             endpoints = []
             for endpoint_spec in endpoint_specs:
                 endpoint = Endpoint(ids.endpoint_id(rng), project, branch_id, endpoint_spec["type"], now_us,
                                     endpoint_spec, creation_source="api")
-                resources.endpoints[endpoint.id] = endpoint
+                resources.add_endpoint(endpoint)
                 endpoints.append(endpoint)
             ops = self._start(project, [("create_branch", branch_id, None)]
                               + [("start_compute", branch_id, ep.id) for ep in endpoints])

@@ -167,6 +167,8 @@ class RecoveryMixin:
         source_lsn = body.get("source_lsn")
         source_timestamp = body.get("source_timestamp")
         preserve = _string(body, "preserve_under_name", BRANCH_NAME_MAX)
+        self._refuse_unreal("a restore to a point in the past (source_timestamp, source_lsn)",
+                            source_lsn is not None or source_timestamp is not None)
         with self.lock:
             project = self._reachable(key, project_id)
             resources = self._resources(project)
@@ -189,8 +191,12 @@ class RecoveryMixin:
                 items.append(("start_compute", branch.id, endpoint.id))
             ops = self._run(project, items, now_us)
             databases, layout = source.data.at(moment), source.data.layout_at(moment)
-            if preserve is not None:
-                kept = self._preserved(project, branch, preserve, now_us)
+            kept = self._preserved(project, branch, preserve, now_us) if preserve is not None else None
+            if self.real is not None:  # the kept branch takes the branch's data, the branch gets the source's as of now
+                if kept is not None:
+                    self.real.keep(project.id, branch, kept, resources.branches)
+                self.real.fork(project.id, source, branch, resources.branches)
+            if kept is not None:
                 for child in children:
                     child.parent_id = kept.id
                 branch.parent_id = kept.id
@@ -247,6 +253,11 @@ class RecoveryMixin:
             project = self._reachable(key, project_id)
             branch = self._branch(project, branch_id)
             self._database_of(branch, database)
+            if self.real is not None:
+                self._refuse_unreal("a schema at a point in the past (lsn, timestamp)",
+                                    bool(args.get("timestamp") or args.get("lsn")))
+                self._refuse_unreal("the json format of a real compute's schema", schema_format == "json")
+                return {"sql": self.real.schema_sql(project.id, branch, database, self._resources(project).branches)}
             moment = self._point(project, branch, args.get("timestamp"), args.get("lsn"), self.now_us())
             schema = branch.data.schema(moment, database)
             return {"json": schema} if schema_format == "json" else {"sql": schema_sql(schema)}
@@ -265,6 +276,12 @@ class RecoveryMixin:
             base = self._branch(project, base_id, "base branch not found")
             self._database_of(branch, database)
             self._database_of(base, database)
+            if self.real is not None:
+                self._refuse_unreal("a schema at a point in the past (lsn, timestamp)", any(
+                    args.get(name) for name in ("timestamp", "lsn", "base_timestamp", "base_lsn")))
+                branches = self._resources(project).branches
+                return {"diff": schema_diff(self.real.schema_sql(project.id, base, database, branches),
+                                            self.real.schema_sql(project.id, branch, database, branches), database)}
             now_us = self.now_us()
             moment = self._point(project, branch, args.get("timestamp"), args.get("lsn"), now_us)
             base_moment = self._point(project, base, args.get("base_timestamp"), args.get("base_lsn"), now_us, "base_")

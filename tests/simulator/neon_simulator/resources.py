@@ -19,6 +19,8 @@ from .clock import iso_seconds, iso_seconds_or_none
 from .history import BranchData
 from .model import SUCCESS_STATUSES
 
+LOOPBACK = "127.0.0.1"  # the host of a real compute (real_computes.py)
+
 # suspend_timeout_seconds 0 means the service default (SPEC SuspendTimeoutSeconds; notes section 4)
 DEFAULT_SUSPEND_SECONDS = 300
 _PASSWORD_ALPHABET = string.ascii_letters + string.digits
@@ -153,7 +155,7 @@ class Endpoint:
 
     __slots__ = ("id", "project_id", "branch_id", "type", "region_id", "proxy_host", "min_cu", "max_cu",
                  "suspend_timeout", "settings", "pooler_enabled", "disabled", "name", "provisioner",
-                 "created_us", "updated_us", "state", "creation_source", "started_us", "suspended_us")
+                 "created_us", "updated_us", "state", "creation_source", "started_us", "suspended_us", "port")
 
     def __init__(self, endpoint_id, project, branch_id, endpoint_type, created_us, settings, state="init",
                  creation_source="console"):
@@ -179,16 +181,18 @@ class Endpoint:
         self.creation_source = creation_source
         self.started_us = None
         self.suspended_us = None
+        self.port = None  # a real compute's port (real_computes.py); its host is then 127.0.0.1
 
     @property
     def host(self):
-        """``ep-cool-darkness-123456ab.us-east-2.aws.neon.tech`` (notes section 4)."""
-        return "%s.%s" % (self.id, self.proxy_host)
+        """``ep-cool-darkness-123456ab.us-east-2.aws.neon.tech`` (notes section 4); ``127.0.0.1`` when real."""
+        return "%s.%s" % (self.id, self.proxy_host) if self.port is None else LOOPBACK
 
     @property
     def pooler_host(self):
-        """The pooled host: ``-pooler`` after the endpoint id (notes section 4)."""
-        return "%s-pooler.%s" % (self.id, self.proxy_host)
+        """The pooled host: ``-pooler`` after the endpoint id (notes section 4); a real compute has no pooler
+        of its own (the same server answers)."""
+        return "%s-pooler.%s" % (self.id, self.proxy_host) if self.port is None else LOOPBACK
 
     def suspend_after_us(self):
         """Seconds of inactivity before the compute suspends itself (None: never), in microseconds."""
@@ -283,11 +287,17 @@ class Database:
 class Resources:
     """A project's branches and endpoints by id, in creation order."""
 
-    __slots__ = ("branches", "endpoints")
+    __slots__ = ("branches", "endpoints", "place")
 
-    def __init__(self):
+    def __init__(self, place=None):
         self.branches = {}
         self.endpoints = {}
+        self.place = place  # gives a new compute its address (real_computes.py), or None
+
+    def add_endpoint(self, endpoint):
+        if self.place is not None:
+            self.place(endpoint)
+        self.endpoints[endpoint.id] = endpoint
 
     def default_branch(self):
         return next((b for b in self.branches.values() if b.default), None)
@@ -302,15 +312,18 @@ class Resources:
         return [b for b in self.branches.values() if b.parent_id == branch_id]
 
 
-def connection_uri(role_name, password, host, database_name):
-    """``postgresql://role:pw@host/db?sslmode=require`` (notes section 7, CASSETTE)."""
+def connection_uri(role_name, password, host, database_name, port=None):
+    """``postgresql://role:pw@host/db?sslmode=require`` (notes section 7, CASSETTE); a real compute's names its
+    port, without TLS (its server has none)."""
+    if port is not None:
+        return "postgresql://%s:%s@%s:%d/%s?sslmode=disable" % (role_name, password, host, port, database_name)
     return "postgresql://%s:%s@%s/%s?sslmode=require" % (role_name, password, host, database_name)
 
 
 def connection_details(role_name, password, endpoint, database_name):
     """One item of ``connection_uris`` (SPEC ConnectionDetails)."""
     return {
-        "connection_uri": connection_uri(role_name, password, endpoint.host, database_name),
+        "connection_uri": connection_uri(role_name, password, endpoint.host, database_name, endpoint.port),
         "connection_parameters": {"database": database_name, "password": password, "role": role_name,
                                   "host": endpoint.host, "pooler_host": endpoint.pooler_host},
     }

@@ -16,6 +16,7 @@ from .app import API_PREFIX, CONTROL_PREFIX, DropConnection, SimulatorApp
 from .clock import Clock
 from .faults import FaultRegistry
 from .ratelimit import ORG_KEY_CREATE_RATE, RateLimiter
+from .real_computes import RealComputes
 from .requestlog import RequestLog
 from .seed import DEMO_PROJECT_NAME
 from .state import State
@@ -109,7 +110,7 @@ class Simulator:
 
     def __init__(self, api_key=None, seed=1, host="127.0.0.1", port=0, rate_limit=None, clock=None,
                  allow_remote=False, log_requests=False, extra_keys=True, org_key_rate_limit=ORG_KEY_CREATE_RATE,
-                 operation_pace=1.0):
+                 operation_pace=1.0, postgres=False, postgres_bin=None):
         if not allow_remote and not is_loopback(host):
             raise ValueError("refusing to listen on non-loopback host %r (pass allow_remote=True)" % host)
         self.host = host
@@ -118,7 +119,9 @@ class Simulator:
         self.clock = clock or Clock()
         if operation_pace <= 0:
             raise ValueError("operation_pace must be positive")
-        self.state = State(self.api_key, seed, self.clock, extra_keys, operation_pace)
+        # computes that are real PostgreSQL servers (real_computes.py); their data are removed at stop
+        real = RealComputes(postgres_bin) if postgres or postgres_bin else None
+        self.state = State(self.api_key, seed, self.clock, extra_keys, operation_pace, real)
         self.fault_registry = FaultRegistry()
         self.request_log = RequestLog()
         self.rate_limiter = RateLimiter(rate_limit) if rate_limit else None
@@ -156,6 +159,9 @@ class Simulator:
         self._thread.join(timeout=5)
         self._server = None
         self._thread = None
+        real, self.state.real = self.state.real, None
+        if real is not None:  # its servers stopped, its data removed: a stopped simulator has no real computes
+            real.close()
 
     def __enter__(self):
         self.start()

@@ -246,6 +246,8 @@ class SnapshotsMixin:
         body is ignored, as the live service does). 200 ``{snapshot, operations}``."""
         name = args.get("name") or None
         expires_us = _timestamp_arg(args.get("expires_at"), "expires_at")
+        self._refuse_unreal("a snapshot at a point in the past (timestamp, lsn)",
+                            bool(args.get("timestamp") or args.get("lsn")))
         with self.lock:
             project = self._reachable(key, project_id)
             branch = self._branch(project, branch_id)
@@ -263,6 +265,8 @@ class SnapshotsMixin:
                 raise with_code(Unprocessable(MESSAGE_SNAPSHOTS_LIMIT % limit), CODE_SNAPSHOTS_LIMIT)
             ops = self._run(project, [("create_timeline", branch.id, None)], now_us)
             snapshot = Snapshot(snapshot_id(random.SystemRandom()), name, branch, moment, now_us, expires_us, True)
+            if self.real is not None:  # its data: the branch's as of now
+                self.real.take_snapshot(project.id, branch, snapshot.id, self._resources(project).branches)
             book.snapshots[snapshot.id] = snapshot
             return {"snapshot": snapshot.render(), "operations": self._rendered(ops)}
 
@@ -282,6 +286,8 @@ class SnapshotsMixin:
             self._check_snapshot_name(project, name)
             snapshot = Snapshot(snapshot_id(random.SystemRandom()), name, branch, now_us, now_us,
                                 now_us + retention * _US, False)
+            if self.real is not None:
+                self.real.take_snapshot(project.id, branch, snapshot.id, self._resources(project).branches)
             self._book(project).snapshots[snapshot.id] = snapshot
             return {"snapshot": snapshot.render()}
 
@@ -345,6 +351,8 @@ class SnapshotsMixin:
             branch.databases = {db_name: Database(self._new_database_id(), branch.id, db_name, owner, now_us)
                                 for db_name, owner in snapshot.owners.items()}
             branch.restore_status, branch.restored_from = "restored", snapshot.id
+            if self.real is not None:
+                self.real.from_snapshot(project.id, snapshot.id, branch)
             resources.branches[branch.id] = branch
             self._book(project).restores[branch.id] = target.id
             ops = self._start(project, [("create_branch", branch.id, None)])

@@ -68,7 +68,7 @@ class State(SceneMixin, ProvisioningMixin, ComputesMixin, CatalogMixin, SharingM
             RecoveryMixin, SnapshotsMixin):
     """Thread-safe in-memory state of the simulated service."""
 
-    def __init__(self, api_key, seed_value=1, clock=None, extra_keys=True, operation_pace=1.0):
+    def __init__(self, api_key, seed_value=1, clock=None, extra_keys=True, operation_pace=1.0, real=None):
         if not api_key or not isinstance(api_key, str) or any(c.isspace() for c in api_key):
             raise ValueError("the bootstrap API key must be a non-empty string without spaces")
         self.lock = threading.RLock()
@@ -92,11 +92,19 @@ class State(SceneMixin, ProvisioningMixin, ComputesMixin, CatalogMixin, SharingM
         self.limits = Limits()
         self.next_operations = NextOperations()
         self.next_database_id = 0
+        # computes that are real PostgreSQL servers (real_computes.RealComputes, --postgres), or None
+        self.real = real
         self.reset()
 
     # ------------------------------------------------------------------ general
     def now_us(self):
         return self.clock.now_us()
+
+    def after_request(self):
+        """Called once a request's answer is made, before it is sent (app.py): real computes are made to match
+        what it said (real_computes.py)."""
+        if self.real is not None:
+            self.real.reconcile(self)
 
     def reset(self):
         """Back to the seeded state (the bootstrap key is active again)."""
@@ -122,6 +130,8 @@ class State(SceneMixin, ProvisioningMixin, ComputesMixin, CatalogMixin, SharingM
             self._reset_consumption()
             self._reset_recovery()
             self._reset_snapshots()
+        if self.real is not None:  # the servers and data of what is gone go too
+            self.real.reconcile(self)
 
     @property
     def demo_project_id(self):

@@ -1,0 +1,180 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2025, neon.cloud collection maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""One branch's data as a real PostgreSQL data directory, and its server while a compute of the branch runs.
+
+A cluster lives in a folder of its own: ``data/`` (the data directory), the server's Unix socket and its log.
+Its server listens on 127.0.0.1 only, on the port of the compute that runs it. Logins over TCP need a
+password (SCRAM); the simulator's own superuser, ``cloud_admin`` as on Neon's computes, connects only through
+the socket, without one. ``managed`` records what the API made in it (roles with their passwords, databases
+with their owners, renames not yet applied), so that the simulator changes only those (real_computes.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+ADMIN = "cloud_admin"
+# what Neon gives the roles made through its API (their CREATE ROLE ... IN ROLE neon_superuser)
+SUPERUSER_ROLE = "neon_superuser"
+START_TIMEOUT = 60.0
+STOP_TIMEOUT = 30.0
+# small servers: 20 of them fit a 2-core machine (benchmarks/simulator_postgres.py measures them)
+SETTINGS = {
+    "listen_addresses": "'127.0.0.1'",
+    "max_connections": "25",
+    "shared_buffers": "16MB",
+    "fsync": "off",
+    "synchronous_commit": "off",
+    "full_page_writes": "off",
+    "autovacuum": "off",
+    "wal_level": "replica",
+    "max_wal_senders": "4",
+    "min_wal_size": "32MB",
+    "max_wal_size": "96MB",
+    "logging_collector": "off",
+    "password_encryption": "'scram-sha-256'",
+}
+HBA = """# neon-simulator: cloud_admin only through the socket; everyone else over TCP with a password
+local   all          cloud_admin                 trust
+local   replication  cloud_admin                 trust
+host    all          cloud_admin  0.0.0.0/0      reject
+host    all          cloud_admin  ::/0           reject
+host    all          all          127.0.0.1/32   scram-sha-256
+host    all          all          ::1/128        scram-sha-256
+"""
+
+
+def free_port():
+    """A TCP port of 127.0.0.1 free now (the compute keeps it from then on)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def identifier(name):
+    """``name`` quoted as an SQL identifier."""
+    return '"%s"' % name.replace('"', '""')
+
+
+def literal(text):
+    """``text`` quoted as an SQL string (standard_conforming_strings is on)."""
+    return "'%s'" % text.replace("'", "''")
+
+
+class Cluster:
+    """A data directory in ``folder`` (see the module's text); ``programs`` runs the server programs."""
+
+    def __init__(self, programs, folder, managed=None):
+        self.programs = programs
+        self.folder = folder
+        self.data = os.path.join(folder, "data")
+        self.log = os.path.join(folder, "postgres.log")
+        self.process = None
+        self.port = None
+        self.managed = managed if managed is not None else {"roles": {}, "databases": {}, "renames": []}
+
+    # ------------------------------------------------------------------ making one
+    @classmethod
+    def initialized(cls, programs, folder):
+        """A new cluster: initdb, the settings above, and the ``neon_superuser`` role; stopped."""
+        programs.make_folder(folder)
+        cluster = cls(programs, folder)
+        programs.run("initdb", "-D", cluster.data, "-U", ADMIN, "--auth-local=trust", "--auth-host=scram-sha-256",
+                     "-E", "UTF8", "--locale=C", "--no-sync")
+        # the files initdb made keep their owner when written again
+        with open(os.path.join(cluster.data, "pg_hba.conf"), "w", encoding="utf-8") as hba:
+            hba.write(HBA)
+        with open(os.path.join(cluster.data, "postgresql.conf"), "a", encoding="utf-8") as conf:
+            conf.write("\n# neon-simulator\n" + "".join("%s = %s\n" % item for item in SETTINGS.items()))
+        cluster.start(free_port())
+        try:
+            cluster.sql("CREATE ROLE %s CREATEDB CREATEROLE NOLOGIN BYPASSRLS" % SUPERUSER_ROLE)
+        finally:
+            cluster.stop()
+        return cluster
+
+    def copy_to(self, folder):
+        """A new cluster in ``folder`` with this one's data as of now, stopped: a base backup of the running
+        server (consistent while it is written), else a copy of the stopped data directory."""
+        self.programs.make_folder(folder)
+        target = Cluster(self.programs, folder, copy.deepcopy(self.managed))
+        if self.running:
+            self.programs.run("pg_basebackup", "-D", target.data, "-h", self.folder, "-p", self.port, "-U", ADMIN,
+                              "-X", "stream", "-c", "fast", "--no-sync")
+        else:
+            self.programs.copy_folder(self.data, target.data)
+        return target
+
+    def remove(self):
+        """Stop the server and delete the data."""
+        self.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    # ------------------------------------------------------------------ its server
+    @property
+    def running(self):
+        return self.process is not None and self.process.poll() is None
+
+    def start(self, port):
+        """Start the server on 127.0.0.1:``port``; returns once it accepts connections."""
+        if self.running:
+            return
+        self.port = port
+        self.process = self.programs.start("postgres", "-D", self.data, "-p", port, "-k", self.folder,
+                                           log_path=self.log)
+        deadline = time.monotonic() + START_TIMEOUT
+        while not self._ready():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("the PostgreSQL server of %s did not start: %s" % (self.folder, self.log_tail()))
+            time.sleep(0.02)
+
+    def _ready(self):
+        """PostgreSQL writes ``ready`` on the eighth line of postmaster.pid once it accepts connections."""
+        try:
+            with open(os.path.join(self.data, "postmaster.pid"), encoding="utf-8") as pid_file:
+                lines = pid_file.read().splitlines()
+        except OSError:
+            return False
+        return len(lines) >= 8 and lines[7].strip() == "ready"
+
+    def stop(self):
+        """Stop the server (a fast shutdown: sessions are ended); nothing when it does not run."""
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(STOP_TIMEOUT)
+
+    def log_tail(self, lines=5):
+        try:
+            with open(self.log, encoding="utf-8", errors="replace") as log:
+                return " | ".join(log.read().splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    # ------------------------------------------------------------------ SQL
+    def sql(self, *statements, database="postgres"):
+        """Run ``statements`` as ``cloud_admin``, each on its own (CREATE DATABASE cannot share a transaction);
+        the rows printed, unaligned."""
+        args = ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", self.folder, "-p", self.port, "-U", ADMIN,
+                "-d", database]
+        for statement in statements:
+            args += ["-c", statement]
+        return self.programs.run("psql", *args, timeout=60)
+
+    def schema(self, database):
+        """The database's schema as ``pg_dump --schema-only`` prints it."""
+        return self.programs.run("pg_dump", "--schema-only", "--no-owner", "--no-privileges", "-h", self.folder,
+                                 "-p", self.port, "-U", ADMIN, "-d", database, timeout=60)

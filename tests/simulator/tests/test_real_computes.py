@@ -1,0 +1,283 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, neon.cloud collection maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Simulator self-tests of the real computes (``--postgres``, real_computes.py): every running compute is a
+PostgreSQL server on 127.0.0.1, reached with the connection strings the API answers, logged in with the
+passwords it answers; each branch has its own data.
+
+Rows are written and read with the ``psql`` of the same PostgreSQL programs. No test waits for wall time: the
+simulator's clock is moved on past the operations, and the next request makes the servers match.
+Without PostgreSQL programs the module is skipped on a workstation and fails in CI (``CI`` set): the project's
+test requirements install them (the pgserver wheel).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+import requests
+from neon_simulator import Simulator
+from neon_simulator.pg_binaries import PostgresUnavailable
+
+API_KEY = "sim-selftest-key-real-computes"
+SETTLE = 30
+
+
+@pytest.fixture(scope="module", name="server")
+def server_fixture():
+    try:
+        simulator = Simulator(api_key=API_KEY, postgres=True)
+    except PostgresUnavailable as error:
+        if os.environ.get("CI"):
+            pytest.fail("CI must test the real computes: %s" % error)
+        pytest.skip(str(error))
+    with simulator:
+        yield simulator
+
+
+@pytest.fixture(name="sim")
+def sim_fixture(server):
+    server.reset()
+    server.clock.back_to_real_time()
+    return server
+
+
+def call(sim, method, path, **kwargs):
+    kwargs.setdefault("timeout", 60)
+    return requests.request(method, sim.url + path, headers=sim.headers, **kwargs)
+
+
+def ok(response, status=200):
+    assert response.status_code == status, response.text
+    return response.json()
+
+
+def settle(sim, project_id):
+    """The operations ended (the clock moved past them) and the servers made to match (the next request)."""
+    sim.advance_clock(SETTLE)
+    return ok(call(sim, "GET", "/projects/%s/endpoints" % project_id))["endpoints"]
+
+
+def psql(sim, uri, sql):
+    """``sql`` run with psql over the URI: (exit status, output or error)."""
+    done = subprocess.run([os.path.join(sim.state.real.bin_folder, "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+                           "-d", uri, "-c", sql], capture_output=True, text=True, timeout=60, check=False)
+    return done.returncode, (done.stdout if done.returncode == 0 else done.stderr).strip()
+
+
+def rows(sim, uri, sql):
+    status, text = psql(sim, uri, sql)
+    assert status == 0, text
+    return text.splitlines()
+
+
+def new_project(sim):
+    made = ok(call(sim, "POST", "/projects", json={"project": {"name": "real"}}), 201)
+    settle(sim, made["project"]["id"])
+    return made["project"]["id"], made["branch"], made["connection_uris"][0]["connection_uri"]
+
+
+def new_branch(sim, project_id, name, **spec):
+    made = ok(call(sim, "POST", "/projects/%s/branches" % project_id,
+                   json={"branch": dict(spec, name=name), "endpoints": [{"type": "read_write"}]}), 201)
+    settle(sim, project_id)
+    return made["branch"], made["connection_uris"][0]["connection_uri"]
+
+
+def uri_of(sim, project_id, branch_id, role="neondb_owner", database="neondb"):
+    return ok(call(sim, "GET", "/projects/%s/connection_uri" % project_id,
+                   params={"branch_id": branch_id, "role_name": role, "database_name": database}))["uri"]
+
+
+def test_a_new_projects_connection_string_reaches_its_own_server(sim):
+    project_id, _main, uri = new_project(sim)
+    assert uri.startswith("postgresql://neondb_owner:") and "@127.0.0.1:" in uri, uri
+    endpoint = ok(call(sim, "GET", "/projects/%s/endpoints" % project_id))["endpoints"][0]
+    assert endpoint["host"] == "127.0.0.1" and endpoint["current_state"] == "active"
+    assert rows(sim, uri, "SELECT current_user, current_database(), pg_has_role('neon_superuser', 'member')") \
+        == ["neondb_owner|neondb|t"]
+    assert rows(sim, uri, "CREATE TABLE orders (id int); INSERT INTO orders VALUES (1), (2); "
+                          "SELECT count(*) FROM orders") == ["2"]
+    other_id, _other, other_uri = new_project(sim)
+    assert other_uri != uri and rows(sim, other_uri, "SELECT count(*) FROM pg_tables WHERE tablename = 'orders'") \
+        == ["0"]
+    assert other_id != project_id
+
+
+def test_a_child_starts_with_its_parents_data_and_then_each_has_its_own(sim):
+    project_id, main, uri = new_project(sim)
+    rows(sim, uri, "CREATE TABLE orders (id int); INSERT INTO orders VALUES (1), (2)")
+    _child, child_uri = new_branch(sim, project_id, "pr-1")
+    rows(sim, uri, "INSERT INTO orders VALUES (3)")            # after the branch point: not the child's
+    rows(sim, child_uri, "DELETE FROM orders WHERE id = 1")    # the child's own: not the parent's
+    assert rows(sim, child_uri, "SELECT id FROM orders ORDER BY id") == ["2"]
+    assert rows(sim, uri, "SELECT id FROM orders ORDER BY id") == ["1", "2", "3"]
+    assert child_uri.split("@")[1] != uri.split("@")[1]  # another port
+    assert main["id"] != _child["id"]
+
+
+def test_roles_made_reset_and_deleted_through_the_api_log_in_only_while_they_should(sim):
+    project_id, main, uri = new_project(sim)
+    made = ok(call(sim, "POST", "/projects/%s/branches/%s/roles" % (project_id, main["id"]),
+                   json={"role": {"name": "app"}}), 201)
+    settle(sim, project_id)
+    app_uri = uri_of(sim, project_id, main["id"], role="app")
+    assert made["role"]["password"] in app_uri
+    assert rows(sim, app_uri, "SELECT current_user") == ["app"]
+    reset = ok(call(sim, "POST", "/projects/%s/branches/%s/roles/app/reset_password" % (project_id, main["id"])))
+    settle(sim, project_id)
+    assert reset["role"]["password"] != made["role"]["password"]
+    status, error = psql(sim, app_uri, "SELECT 1")
+    assert status != 0 and "password authentication failed" in error
+    assert rows(sim, uri_of(sim, project_id, main["id"], role="app"), "SELECT current_user") == ["app"]
+    ok(call(sim, "DELETE", "/projects/%s/branches/%s/roles/app" % (project_id, main["id"])))
+    settle(sim, project_id)
+    assert rows(sim, uri, "SELECT count(*) FROM pg_roles WHERE rolname = 'app'") == ["0"]
+
+
+def test_databases_made_renamed_and_deleted_through_the_api_are_so_in_the_server(sim):
+    project_id, main, uri = new_project(sim)
+    ok(call(sim, "POST", "/projects/%s/branches/%s/databases" % (project_id, main["id"]),
+            json={"database": {"name": "shop", "owner_name": "neondb_owner"}}), 201)
+    settle(sim, project_id)
+    shop = uri_of(sim, project_id, main["id"], database="shop")
+    rows(sim, shop, "CREATE TABLE items (id int); INSERT INTO items VALUES (7)")
+    ok(call(sim, "PATCH", "/projects/%s/branches/%s/databases/shop" % (project_id, main["id"]),
+            json={"database": {"name": "store"}}))
+    settle(sim, project_id)
+    assert rows(sim, uri_of(sim, project_id, main["id"], database="store"), "SELECT id FROM items") == ["7"]
+    ok(call(sim, "DELETE", "/projects/%s/branches/%s/databases/store" % (project_id, main["id"])))
+    settle(sim, project_id)
+    assert rows(sim, uri, "SELECT datname FROM pg_database WHERE datname IN ('shop', 'store')") == []
+
+
+def test_a_suspended_compute_has_no_server_and_a_started_one_has_its_data(sim):
+    project_id, _main, uri = new_project(sim)
+    rows(sim, uri, "CREATE TABLE t (x int); INSERT INTO t VALUES (42)")
+    endpoint = settle(sim, project_id)[0]
+    ok(call(sim, "POST", "/projects/%s/endpoints/%s/suspend" % (project_id, endpoint["id"])))
+    assert settle(sim, project_id)[0]["current_state"] == "idle"
+    status, error = psql(sim, uri, "SELECT 1")
+    assert status != 0 and "refused" in error
+    ok(call(sim, "POST", "/projects/%s/endpoints/%s/start" % (project_id, endpoint["id"])))
+    settle(sim, project_id)
+    assert rows(sim, uri, "SELECT x FROM t") == ["42"]
+
+
+def test_deleting_a_branch_stops_its_server_and_removes_its_data(sim):
+    project_id, _main, _uri = new_project(sim)
+    child, child_uri = new_branch(sim, project_id, "doomed")
+    real = sim.state.real
+    folder = real.branches[(project_id, child["id"])].folder
+    assert os.path.isdir(folder)
+    ok(call(sim, "DELETE", "/projects/%s/branches/%s" % (project_id, child["id"])))
+    settle(sim, project_id)
+    assert not os.path.exists(folder)
+    status, error = psql(sim, child_uri, "SELECT 1")
+    assert status != 0 and "refused" in error
+
+
+def test_a_restore_from_the_parent_gives_its_data_and_keeps_the_old_under_the_name(sim):
+    project_id, main, uri = new_project(sim)
+    rows(sim, uri, "CREATE TABLE t (x int); INSERT INTO t VALUES (1)")
+    child, child_uri = new_branch(sim, project_id, "dev")
+    rows(sim, child_uri, "INSERT INTO t VALUES (2)")
+    rows(sim, uri, "INSERT INTO t VALUES (3)")
+    ok(call(sim, "POST", "/projects/%s/branches/%s/restore" % (project_id, child["id"]),
+            json={"source_branch_id": main["id"], "preserve_under_name": "dev-before"}))
+    settle(sim, project_id)
+    assert rows(sim, child_uri, "SELECT x FROM t ORDER BY x") == ["1", "3"]  # the parent's now, same address
+    branches = ok(call(sim, "GET", "/projects/%s/branches" % project_id))["branches"]
+    kept = next(item for item in branches if item["name"] == "dev-before")
+    ok(call(sim, "POST", "/projects/%s/endpoints" % project_id,
+            json={"endpoint": {"branch_id": kept["id"], "type": "read_write"}}), 201)
+    settle(sim, project_id)
+    kept_uri = uri_of(sim, project_id, kept["id"])
+    assert rows(sim, kept_uri, "SELECT x FROM t ORDER BY x") == ["1", "2"]  # the branch as it was
+
+
+def test_snapshot_change_and_roll_back_brings_the_rows_back_on_the_same_address(sim):
+    project_id, main, uri = new_project(sim)
+    rows(sim, uri, "CREATE TABLE orders (id int); INSERT INTO orders VALUES (1), (2), (3)")
+    snapshot = ok(call(sim, "POST", "/projects/%s/branches/%s/snapshot" % (project_id, main["id"]),
+                       params={"name": "before-migration"}))["snapshot"]
+    settle(sim, project_id)
+    rows(sim, uri, "DELETE FROM orders")
+    restored = ok(call(sim, "POST", "/projects/%s/snapshots/%s/restore" % (project_id, snapshot["id"]),
+                       json={"finalize_restore": True}))["branch"]
+    settle(sim, project_id)
+    assert rows(sim, uri, "SELECT count(*) FROM orders") == ["3"]  # the compute moved to the restored branch
+    branches = ok(call(sim, "GET", "/projects/%s/branches" % project_id))["branches"]
+    assert next(item for item in branches if item["default"])["id"] == restored["id"]
+
+
+def test_a_schema_and_a_schema_diff_are_the_servers(sim):
+    project_id, main, uri = new_project(sim)
+    child, child_uri = new_branch(sim, project_id, "migrate")
+    rows(sim, child_uri, "CREATE TABLE accounts (id bigint PRIMARY KEY, email text NOT NULL)")
+    schema = ok(call(sim, "GET", "/projects/%s/branches/%s/schema" % (project_id, child["id"]),
+                     params={"db_name": "neondb"}))["sql"]
+    assert "CREATE TABLE public.accounts" in schema
+    diff = ok(call(sim, "GET", "/projects/%s/branches/%s/compare_schema" % (project_id, child["id"]),
+                   params={"db_name": "neondb", "base_branch_id": main["id"]}))["diff"]
+    assert "+CREATE TABLE public.accounts" in diff
+    assert rows(sim, uri, "SELECT count(*) FROM pg_tables WHERE tablename = 'accounts'") == ["0"]
+
+
+@pytest.mark.parametrize("method,path,kwargs,what", [
+    ("POST", "/branches", {"json": {"branch": {"parent_timestamp": "2026-01-01T00:00:00Z"}}}, "point in the past"),
+    ("POST", "/branches", {"json": {"branch": {"init_source": "schema-only"}}}, "schema-only"),
+    ("POST", "/branches", {"json": {"endpoints": [{"type": "read_only"}]}}, "read-only compute"),
+    ("POST", "/endpoints", {"json": {"endpoint": {"branch_id": "{main}", "type": "read_only"}}}, "read-only compute"),
+    ("POST", "/branches/{main}/restore", {"json": {"source_branch_id": "{main}", "source_lsn": "0/1"}},
+     "point in the past"),
+    ("POST", "/branches/{main}/snapshot", {"params": {"timestamp": "2026-01-01T00:00:00Z"}}, "point in the past"),
+    ("GET", "/branches/{main}/schema", {"params": {"db_name": "neondb", "lsn": "0/1"}}, "point in the past"),
+    ("GET", "/branches/{main}/schema", {"params": {"db_name": "neondb", "format": "json"}}, "json format"),
+])
+def test_what_cannot_be_done_honestly_is_501_not_simulated_and_changes_nothing(sim, method, path, kwargs, what):
+    project_id, main, _uri = new_project(sim)
+    before = ok(call(sim, "GET", "/projects/%s/branches" % project_id))["branches"]
+
+    def filled(value):
+        if isinstance(value, dict):
+            return {name: filled(item) for name, item in value.items()}
+        if isinstance(value, list):
+            return [filled(item) for item in value]
+        return value.replace("{main}", main["id"]) if isinstance(value, str) else value
+
+    response = call(sim, method, "/projects/%s%s" % (project_id, path.replace("{main}", main["id"])),
+                    **filled(kwargs))
+    assert response.status_code == 501, response.text
+    assert response.json()["code"] == "NOT_SIMULATED" and what in response.json()["message"]
+    assert ok(call(sim, "GET", "/projects/%s/branches" % project_id))["branches"] == before
+
+
+def test_without_postgres_nothing_changes(sim):
+    """The default simulator: no servers, no port in the connection strings (the real mode is an option)."""
+    with Simulator(api_key="plain-key") as plain:
+        made = requests.post(plain.url + "/projects", json={"project": {"name": "plain"}}, headers=plain.headers,
+                             timeout=30).json()
+        assert plain.state.real is None
+        assert made["connection_uris"][0]["connection_uri"].endswith(".neon.tech/neondb?sslmode=require")
+    assert sim.state.real is not None
+
+
+def test_a_stopped_simulator_leaves_no_server_and_no_data():
+    try:
+        simulator = Simulator(api_key="short-lived", postgres=True)
+    except PostgresUnavailable as error:
+        pytest.skip(str(error))
+    with simulator:
+        made = requests.post(simulator.url + "/projects", json={"project": {}}, headers=simulator.headers,
+                             timeout=60).json()
+        simulator.advance_clock(SETTLE)
+        requests.get(simulator.url + "/projects", headers=simulator.headers, timeout=60)
+        real = simulator.state.real
+        workdir, processes = real.workdir, [cluster.process for cluster in real.computes.values()]
+        assert processes and made["project"]["id"]
+    assert not os.path.exists(workdir)
+    assert all(process.poll() is not None for process in processes)
