@@ -93,11 +93,20 @@ def uri_parts(uri, path):
 
 def pooled_host(host):
     """The pooler's host of a compute: ``-pooler`` after the endpoint id, the first label
-    (``ep-a-1.us-east-2.aws.neon.tech`` -> ``ep-a-1-pooler.us-east-2.aws.neon.tech``)."""
+    (``ep-a-1.us-east-2.aws.neon.tech`` -> ``ep-a-1-pooler.us-east-2.aws.neon.tech``). A compute
+    reached by its address (the simulator's real computes: ``127.0.0.1``) has no pooler host of its own."""
+    if _is_address(host):
+        return host
     first, dot, rest = host.partition(".")
     if first.endswith(POOLER_SUFFIX):
         return host
     return first + POOLER_SUFFIX + dot + rest
+
+
+def _is_address(host):
+    """An IPv4 or IPv6 address rather than a host name."""
+    labels = host.split(".")
+    return ":" in host or (len(labels) == 4 and all(label.isdigit() for label in labels))
 
 
 def only_name(items, kind, branch_label):
