@@ -265,8 +265,12 @@ def demo(session):
     }
     inventory = tmp / "demo.neon.yml"
     inventory.write_text(DEMO_INVENTORY)
-    with running_simulator(session) as simulator:
+    # the pull request's play runs against a second simulator, whose computes are real PostgreSQL servers
+    # (--postgres, the pgserver wheel of requirements-test.txt): its migration runs with that server's psql
+    with running_simulator(session) as simulator, running_simulator(session, postgres=True) as real:
         env.update(simulator)
+        env.update(NEON_PG_API_URL=real["NEON_API_URL"], NEON_PG_API_KEY=real["NEON_API_KEY"],
+                   NEON_PG_PSQL=os.path.join(real["NEON_SIM_PG_BIN"], "psql"))
         session.run("ansible-playbook", str(ROOT / "playbooks" / "demo.yml"), *session.posargs, env=env)
         session.log("The inventory of the account (neon.cloud.projects), from %s:\n%s" % (inventory, DEMO_INVENTORY))
         session.run("ansible-inventory", "-i", str(inventory), "--graph", env=env)

@@ -24,23 +24,26 @@ LOOPBACK_URL = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\]):\d+/")
 
 
 @contextlib.contextmanager
-def running_simulator(session, operation_pace=1.0):
+def running_simulator(session, operation_pace=1.0, postgres=False):
     """The API simulator (tests/simulator) on 127.0.0.1 with a random key, stopped afterwards;
-    ``operation_pace`` scales how long the operations API calls start take (1: 1-2 s each).
+    ``operation_pace`` scales how long the operations API calls start take (1: 1-2 s each);
+    ``postgres``: its computes are real PostgreSQL servers (--postgres).
 
     Yields the variables it announces: NEON_API_URL, NEON_API_KEY, NEON_SIM_DEMO_PROJECT,
-    NEON_SIM_CONTROL_URL, NEON_SIM_ORG_ID.
+    NEON_SIM_CONTROL_URL, NEON_SIM_ORG_ID (and NEON_SIM_PG_BIN with ``postgres``).
     """
     tmp = Path(session.create_tmp()).resolve()
-    url_file = tmp / "simulator.url"
-    log_path = tmp / "simulator.log"
+    name = "simulator-postgres" if postgres else "simulator"
+    url_file = tmp / (name + ".url")
+    log_path = tmp / (name + ".log")
     url_file.unlink(missing_ok=True)
     key = secrets.token_hex(32)  # 64 characters of [a-z0-9], like a real key
     python = shutil.which("python", path=os.pathsep.join(session.bin_paths))
     env = dict(os.environ, PYTHONPATH=str(ROOT / "tests" / "simulator"))
     with open(log_path, "w") as log:
         process = subprocess.Popen([python, "-m", "neon_simulator", "--port", "0", "--api-key", key,
-                                    "--url-file", str(url_file), "--operation-pace", str(operation_pace)],
+                                    "--url-file", str(url_file), "--operation-pace", str(operation_pace)]
+                                   + (["--postgres"] if postgres else []),
                                    stdout=log, stderr=subprocess.STDOUT, env=env)
     try:
         deadline = time.monotonic() + SIMULATOR_START_TIMEOUT

@@ -32,6 +32,24 @@ def simulator():
         yield fresh
 
 
+@pytest.fixture(scope="module")
+def postgres_simulator():
+    """A simulator like ``simulator`` whose computes are real PostgreSQL servers (--postgres), for the blocks
+    that connect to a branch. Without PostgreSQL programs (the pgserver wheel of requirements-test.txt): skipped
+    on a workstation, a failure in CI."""
+    from neon_simulator.pg_binaries import PostgresUnavailable
+
+    try:
+        fresh = Simulator(api_key=secrets.token_hex(32), seed=1, operation_pace=ECOSYSTEM_OPERATION_PACE,
+                          postgres=True)
+    except PostgresUnavailable as error:
+        if os.environ.get("CI"):
+            pytest.fail("CI must test the real computes: %s" % error)
+        pytest.skip(str(error))
+    with fresh:
+        yield fresh
+
+
 @pytest.fixture(scope="session")
 def collection_tarball(tmp_path_factory):
     """The collection built by `ansible-galaxy collection build`, once per session."""

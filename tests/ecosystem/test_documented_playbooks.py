@@ -219,15 +219,17 @@ class Covered:
 class Group:
     """What one ansible-playbook run of several blocks needs: a scene set up first (``setup(scene)``),
     an inventory (the file of an Inventory block; default localhost), ``limit`` and its reason, and
-    what a user would notice afterwards (``check(scene)``). ``own_test``: a test below runs it."""
+    what a user would notice afterwards (``check(scene)``). ``own_test``: a test below runs it.
+    ``postgres``: it runs against a simulator whose computes are real PostgreSQL servers (--postgres)."""
 
-    def __init__(self, setup=None, inventory=None, limit=None, why=None, check=None, own_test=None):
+    def __init__(self, setup=None, inventory=None, limit=None, why=None, check=None, own_test=None, postgres=False):
         self.setup = setup
         self.inventory = inventory
         self.limit = limit
         self.why = why
         self.check = check
         self.own_test = own_test
+        self.postgres = postgres
 
 
 # ---------------------------------------------------------------------------------------------- running them
@@ -324,6 +326,15 @@ class Scene:
             "Authorization": "Bearer %s" % (key or self.sim.api_key), "Accept": "application/json"})
         if answer.status_code == 404:
             return None
+        answer.raise_for_status()
+        return answer.json()
+
+    def post(self, path, body=None):
+        """POST an API path with the simulator's key (set-up): the JSON answer."""
+        import requests  # the modules' requirement
+
+        answer = requests.post(self.sim.url + path, json=body, timeout=60, headers={
+            "Authorization": "Bearer %s" % self.sim.api_key, "Accept": "application/json"})
         answer.raise_for_status()
         return answer.json()
 
@@ -798,43 +809,61 @@ def check_point_in_time_restore(scene):
 
 
 MIGRATION_STUB = """#!%s
-# A stand-in for a migration that goes wrong: it empties the orders table of the branch, then fails.
-import json
+# A migration that goes wrong, on the real server of the branch (DATABASE_URL): it empties the orders table,
+# then fails.
 import os
+import subprocess
 import sys
-import urllib.request
 
-request = urllib.request.Request(os.environ["MIGRATION_DATA_URL"], method="POST", data=json.dumps(
-    {"table": "orders", "rows": []}).encode(), headers={"Content-Type": "application/json"})
-urllib.request.urlopen(request, timeout=10).read()
+subprocess.run([os.environ["PSQL"], "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", os.environ["DATABASE_URL"],
+                "-c", "DELETE FROM orders"], check=True, timeout=60)
 sys.exit("migration 0042 failed: column orders.total cannot be dropped")
 """ % sys.executable
 
 
-def orders_and_a_failing_migration(scene):
-    """main holds two orders; the migration stand-in empties the table and fails. What a user would check
-    after the rollback is noted: main's compute and its host."""
-    import requests
-
+def main_uri(scene):
+    """The connection string of the demo project's main branch, as the API gives it now, and main."""
     main = branch_named(scene, DEMO_PROJECT, "main")
-    requests.post(data_url(scene, main), json={"table": "orders", "rows": GOOD_ORDERS}, timeout=10).raise_for_status()
-    scene.env["MIGRATION_DATA_URL"] = data_url(scene, main)
+    uri = scene.api("/projects/%s/connection_uri?branch_id=%s&role_name=neondb_owner&database_name=neondb" % (
+        DEMO_PROJECT, main["id"]))["uri"]
+    return uri, main
+
+
+def real_rows(scene, uri, sql):
+    """The rows ``sql`` reads with psql over ``uri`` (a real compute of the simulator's --postgres mode)."""
+    done = subprocess.run([scene.env["PSQL"], "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", uri, "-c", sql],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, scene.mask(done.stderr)
+    return done.stdout.splitlines()
+
+
+def orders_and_a_failing_migration(scene):
+    """On a simulator whose computes are real PostgreSQL servers: main's compute runs (a suspended one is started
+    first: the simulator does not wake it on connect) and its orders table holds two orders; the migration
+    empties the table and fails. What a user would check after the rollback is noted: main's compute and the
+    address of its connection string."""
+    main = branch_named(scene, DEMO_PROJECT, "main")
     (compute,) = [endpoint for endpoint in scene.api("/projects/%s/branches/%s/endpoints" % (DEMO_PROJECT, main["id"]))[
         "endpoints"] if endpoint["type"] == "read_write"]
-    scene.values.update(main_id=main["id"], compute=compute["id"], host=compute["host"])
+    scene.post("/projects/%s/endpoints/%s/start" % (DEMO_PROJECT, compute["id"]))
+    scene.env["PSQL"] = os.path.join(scene.sim.state.real.bin_folder, "psql")
+    uri, main = main_uri(scene)
+    real_rows(scene, uri, "CREATE TABLE orders (id int PRIMARY KEY, total int); "
+                          "INSERT INTO orders VALUES %s" % ", ".join("(%(id)d, %(total)d)" % row for row in GOOD_ORDERS))
+    scene.values.update(main_id=main["id"], compute=compute["id"], address=uri.split("@")[1].split("/")[0])
 
 
 def check_rollback(scene):
-    """After the rescue: main has the snapshot's orders, its name and its compute (so its connection string
-    names the same host), a new id; the branch the migration left is kept as 'main (old)'."""
-    rows, main = main_rows(scene)
-    assert rows == GOOD_ORDERS, rows
+    """After the rescue: main's server has the snapshot's orders, read with psql over main's connection string,
+    which names the same address (the compute moved with the name); main has a new id; the branch the migration
+    left is kept as 'main (old)', its orders empty."""
+    uri, main = main_uri(scene)
+    assert uri.split("@")[1].split("/")[0] == scene.values["address"], "main's connection string changed its address"
+    assert real_rows(scene, uri, "SELECT id, total FROM orders ORDER BY id") == [
+        "%(id)d|%(total)d" % row for row in GOOD_ORDERS]
     assert main["id"] != scene.values["main_id"] and main["default"], main
     computes = scene.api("/projects/%s/branches/%s/endpoints" % (DEMO_PROJECT, main["id"]))["endpoints"]
     assert scene.values["compute"] in [compute["id"] for compute in computes], computes
-    uri = scene.api("/projects/%s/connection_uri?branch_id=%s&role_name=neondb_owner&database_name=neondb" % (
-        DEMO_PROJECT, main["id"]))["uri"]
-    assert "@%s/" % scene.values["host"] in uri, "the connection string does not name main's compute any more"
     assert branch_named(scene, DEMO_PROJECT, "main (old)") is not None
 
 
@@ -1009,7 +1038,7 @@ GROUPS = {
     "baseline": Group(setup=share_with_riley, inventory="project-baseline.rst: # baseline.neon.yml", check=check_baseline),
     "project-baseline.rst": Group(check=check_baseline_job_templates),
     "recovery: restore": Group(setup=orders_then_a_bad_change, check=check_point_in_time_restore),
-    "recovery: rollback": Group(setup=orders_and_a_failing_migration, check=check_rollback),
+    "recovery: rollback": Group(setup=orders_and_a_failing_migration, check=check_rollback, postgres=True),
     "recovery-runbooks.rst": Group(check=check_recovery_page),
     "branch.py EXAMPLES": Group(check=check_branch_examples),
     "connection_info.py EXAMPLES": Group(check=check_connection_examples),
@@ -1100,9 +1129,11 @@ def test_inventory_files_of_the_guide(key, simulator, collection_parent, tmp_pat
 
 
 @pytest.mark.parametrize("group", group_params())
-def test_playbooks_of_the_guide_and_examples(group, simulator, collection_parent, tmp_path):
+def test_playbooks_of_the_guide_and_examples(group, request, collection_parent, tmp_path):
     """The group's blocks, one play each, in one ansible-playbook run; then what a user would see."""
-    scene = Scene(simulator, tmp_path, collection_parent)
+    postgres = GROUPS.get(group, Group()).postgres
+    scene = Scene(request.getfixturevalue("postgres_simulator" if postgres else "simulator"), tmp_path,
+                  collection_parent)
     scene.command(prepare_group(group, scene))
     check = GROUPS.get(group, Group()).check
     if check:

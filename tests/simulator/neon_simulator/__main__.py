@@ -115,9 +115,9 @@ def main(argv=None):
         print("NEON_API_URL=%s" % url, flush=True)
         print("NEON_SIM_DEMO_PROJECT=%s" % simulator.demo_project_id, flush=True)
         print("NEON_SIM_CONTROL_URL=%s" % simulator.control_url, flush=True)
-        print("NEON_SIM_ORG_ID=%s" % simulator.org_id, flush=True)
         if simulator.state.real is not None:  # psql is there too
             print("NEON_SIM_PG_BIN=%s" % simulator.state.real.bin_folder, flush=True)
+        print("NEON_SIM_ORG_ID=%s" % simulator.org_id, flush=True)  # the last line
         if args.url_file:
             _write_atomically(args.url_file, url + "\n")
         while not stopping.wait(0.5):

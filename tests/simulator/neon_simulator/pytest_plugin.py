@@ -15,8 +15,10 @@ project, key, fault, script or request log of an earlier test is left. ``sim.url
 
 Settings (pytest.ini, pyproject.toml's ``[tool.pytest.ini_options]``, or ``-o NAME=VALUE``):
 ``neon_simulator_scene`` a scene file set after each reset (relative to the settings' file),
-``neon_simulator_seed`` (1) and ``neon_simulator_operation_pace`` (1: the operations the API starts
-take 1-2 s; 0.1 a tenth of that). Nothing is imported or started until a test asks for a fixture.
+``neon_simulator_seed`` (1), ``neon_simulator_operation_pace`` (1: the operations the API starts
+take 1-2 s; 0.1 a tenth of that) and ``neon_simulator_postgres`` (false; true: computes that are real
+PostgreSQL servers, their connection strings reach them: ``pip install 'neon-simulator[postgres]'``).
+Nothing is imported or started until a test asks for a fixture.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import pytest
 SCENE_INI = "neon_simulator_scene"
 SEED_INI = "neon_simulator_seed"
 PACE_INI = "neon_simulator_operation_pace"
+POSTGRES_INI = "neon_simulator_postgres"
 
 
 def pytest_addoption(parser):
@@ -37,6 +40,8 @@ def pytest_addoption(parser):
     parser.addini(SEED_INI, "neon_simulator fixture: the seed of the generated data", default="1")
     parser.addini(PACE_INI, "neon_simulator fixture: how long the operations the API starts take (1: 1-2 s)",
                   default="1")
+    parser.addini(POSTGRES_INI, "neon_simulator fixture: computes that are real PostgreSQL servers",
+                  type="bool", default=False)
 
 
 def _number(config, name, kind, low):
@@ -55,6 +60,7 @@ class _Session:
 
     def __init__(self, config):
         from neon_simulator import Simulator
+        from neon_simulator.pg_binaries import PostgresUnavailable
         from neon_simulator.scene_file import SceneError, read_scene
 
         scene_path = config.getini(SCENE_INI)
@@ -67,8 +73,12 @@ class _Session:
             except SceneError as error:
                 pytest.fail("%s: %s" % (SCENE_INI, error), pytrace=False)
         # a key shaped like a real one: 64 characters of [a-z0-9]
-        self.simulator = Simulator(api_key=secrets.token_hex(32), seed=_number(config, SEED_INI, int, 0),
-                                   operation_pace=_number(config, PACE_INI, float, 0.001))
+        try:
+            self.simulator = Simulator(api_key=secrets.token_hex(32), seed=_number(config, SEED_INI, int, 0),
+                                       operation_pace=_number(config, PACE_INI, float, 0.001),
+                                       postgres=config.getini(POSTGRES_INI))
+        except PostgresUnavailable as error:
+            pytest.fail("%s: %s" % (POSTGRES_INI, error), pytrace=False)
 
     def fresh(self):
         """The simulator back to its seed, with the scene set."""
@@ -113,4 +123,5 @@ def neon_simulator_env(neon_simulator):
         "NEON_SIM_CONTROL_URL": neon_simulator.control_url,
         "NEON_SIM_DEMO_PROJECT": neon_simulator.demo_project_id,
         "NEON_SIM_ORG_ID": neon_simulator.org_id,
+        **({"NEON_SIM_PG_BIN": neon_simulator.state.real.bin_folder} if neon_simulator.state.real is not None else {}),
     }
