@@ -24,6 +24,7 @@ PROVISIONING_MARKS = (".. provisioning results: begin (written by benchmarks/run
                       ".. provisioning results: end")
 # The fleet part's section (run.py --only fleet --doc rewrites it alone).
 FLEET_MARKS = (".. fleet results: begin (written by benchmarks/run.py --doc)", ".. fleet results: end")
+SIMULATOR_MARKS = (".. simulator results: begin (written by benchmarks/run.py --doc)", ".. simulator results: end")
 
 
 def median(samples, key):

@@ -10,6 +10,7 @@ provisioning requests against the floor.
     python benchmarks/run.py --doc docs/docsite/rst/performance.rst   # also rewrite the results section there
     python benchmarks/run.py --only provisioning --doc docs/docsite/rst/performance.rst   # only that part's section
     python benchmarks/run.py --only fleet --doc docs/docsite/rst/performance.rst   # the fleet part's section
+    python benchmarks/run.py --only simulator --doc docs/docsite/rst/performance.rst   # the simulator's own
 
 Needs requests, werkzeug (for a simulator started here) and ansible-core (for the per-task
 and import parts) in the interpreter that runs it. Takes about 2 to 3 minutes; most of it is
@@ -30,8 +31,9 @@ import fleet  # noqa: E402  pylint: disable=wrong-import-position
 import report  # noqa: E402  pylint: disable=wrong-import-position
 import scenarios  # noqa: E402  pylint: disable=wrong-import-position
 import simctl  # noqa: E402  pylint: disable=wrong-import-position
+import simulator as simulator_part  # noqa: E402  pylint: disable=wrong-import-position
 
-PARTS = ("paging", "waiting", "tasks", "imports", "keys", "inventory", "provisioning", "fleet")
+PARTS = ("paging", "waiting", "tasks", "imports", "keys", "inventory", "provisioning", "fleet", "simulator")
 # The provisioning part runs against a simulator of its own, started with this --operation-pace: its
 # operations then take 0.03 to 0.25 s, so each wait ends at its second poll (the first comes at once,
 # the second 0.5 s later) and the poll counts are the same from run to run.
@@ -49,6 +51,8 @@ def parse_args(argv):
     parser.add_argument("--projects", type=int, default=10000, help="projects of the inventory part (default 10000)")
     parser.add_argument("--fleet", type=int, default=100, help="projects of the fleet part (default 100)")
     parser.add_argument("--fleet-runs", type=int, default=3, help="unchanged runs of the fleet part (default 3)")
+    parser.add_argument("--real-branches", type=int, default=20,
+                        help="branches with real computes of the simulator part (default 20)")
     parser.add_argument("--operation-pace", type=float, default=PROVISIONING_PACE,
                         help="the simulator's --operation-pace for the provisioning part (default %g)" % PROVISIONING_PACE)
     parser.add_argument("--json", metavar="FILE", help="also write every sample as JSON")
@@ -119,6 +123,10 @@ def main(argv=None):
                 results["fleet"] = fleet.fleet(paced, collection, args.fleet_runs, args.fleet, playbook, log=log)
             finally:
                 paced.stop()
+        if "simulator" in args.parts:
+            log("9. the simulator: start-up, and %d branches with real computes" % args.real_branches)
+            results["simulator"] = simulator_part.simulator(simctl.SIMULATOR_DIR, args.runs, args.real_branches,
+                                                            log=log)
     finally:
         if sim is not None:
             sim.stop()
@@ -133,18 +141,23 @@ def main(argv=None):
     built = report.Report(results, vars(args)).build()
     text = built.rst(info, command)
     print(text)
+    if "simulator" in results:
+        print(simulator_part.rst(results["simulator"], info, command, report.grid_table))
     log("benchmark: %.0f s in all" % (time.monotonic() - started))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump({"machine": info, "results": results}, out, indent=1, default=str)
     if args.doc:
         # each section only from the parts that ran, so that one part's run keeps the others' figures
-        if any(part in results for part in PARTS if part not in ("provisioning", "fleet")):
+        if any(part in results for part in PARTS if part not in ("provisioning", "fleet", "simulator")):
             report.write_doc(args.doc, built.rst(info, command, provisioning=False))
         if "provisioning" in results:
             report.write_doc(args.doc, built.provisioning_rst(info, command), report.PROVISIONING_MARKS)
         if "fleet" in results:
             report.write_doc(args.doc, built.fleet_rst(info, command), report.FLEET_MARKS)
+        if "simulator" in results:
+            report.write_doc(args.doc, simulator_part.rst(results["simulator"], info, command, report.grid_table),
+                             report.SIMULATOR_MARKS)
         log("benchmark: results written to %s" % args.doc)
     if built.missed:
         log("benchmark: targets missed: %s" % "; ".join(built.missed))

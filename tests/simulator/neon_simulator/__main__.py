@@ -13,7 +13,6 @@ import sys
 import tempfile
 import threading
 
-from .pg_binaries import ENV_BIN, PostgresUnavailable
 from .scene_file import SceneError, load_scene
 from .server import Simulator, is_loopback
 
@@ -49,8 +48,8 @@ def _parser():
                         help="computes that are real PostgreSQL servers on 127.0.0.1 (needs the PostgreSQL programs: "
                              "pip install 'neon-simulator[postgres]', or --postgres-bin)")
     parser.add_argument("--postgres-bin", metavar="DIR",
-                        help="the folder of the PostgreSQL programs for --postgres (default: $%s, the pgserver "
-                             "package, pg_config --bindir, /usr/lib/postgresql/N/bin)" % ENV_BIN)
+                        help="the folder of the PostgreSQL programs for --postgres (default: $NEON_SIMULATOR_PG_BIN, "
+                             "the pgserver package, pg_config --bindir, /usr/lib/postgresql/N/bin)")
     parser.add_argument("--scene", metavar="FILE",
                         help="set this scene at start, on top of the seeded data: users, organizations, projects "
                              "with their branches, API keys (JSON; YAML with PyYAML installed)")
@@ -85,6 +84,7 @@ def main(argv=None):
         print("--org-key-rate-limit must be 0 (off) or positive", file=sys.stderr)
         return 2
     api_key = args.api_key or os.environ.get(ENV_API_KEY) or None
+    from .pg_binaries import PostgresUnavailable  # pylint: disable=import-outside-toplevel
     try:
         simulator = Simulator(api_key=api_key, seed=args.seed, host=args.host, port=args.port,
                               rate_limit=args.rate_limit, allow_remote=args.allow_remote,

@@ -138,6 +138,7 @@ class SimulatorApp(ControlRoutes, ProvisioningRoutes, SharingRoutes, NetworkingR
     def __call__(self, environ, start_response):
         request = Request(environ)
         path = request.path
+        self.state.before_request()
         if path == API_PREFIX or path.startswith(API_PREFIX + "/"):
             response = self._api(request)
         elif path.startswith(CONTROL_PREFIX + "/"):

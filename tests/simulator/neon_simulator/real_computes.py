@@ -9,9 +9,13 @@ databases mirrored into data directories and servers on 127.0.0.1 (tests/simulat
 - Every running read-write compute is its branch's server, on the port the compute got when it was made;
   the API's host and connection strings name ``127.0.0.1`` and that port.
 - After every request (app.py) :meth:`RealComputes.reconcile` makes the servers match the state as the API
-  answers it: a compute ``active`` runs, ``idle`` (suspended, or by its suspend timeout) does not; a deleted
-  branch's data and a deleted snapshot's are removed; the roles and databases the API made, renamed or
-  deleted are made, renamed or deleted in the branch's server by SQL (a role's password is the API's).
+  answers it: a compute ``active`` (or being started) runs, ``idle`` (suspended, or by its suspend timeout)
+  does not; a deleted branch's data and a deleted snapshot's are removed; the roles and databases the API
+  made, renamed or deleted are made, renamed or deleted in the branch's server by SQL (a role's password is
+  the API's).
+- Scale to zero as on Neon (pg_wake.py): a compute with a client session open does not suspend itself by its
+  timeout, and a connection to a suspended compute wakes it (a ``start_compute`` operation, the server
+  started, that connection relayed to it).
 - What cannot be done honestly from copies of data answers ``501 NOT_SIMULATED`` before anything changes
   (:meth:`RealComputes.refuse`): a branch, restore or snapshot at a point in the past, a schema-only
   branch, a read-only compute, the schema endpoints.
@@ -31,6 +35,7 @@ import threading
 from .errors import NotSimulated
 from .pg_binaries import Programs, find_bin
 from .pg_cluster import SUPERUSER_ROLE, Cluster, free_port, identifier, literal
+from .pg_wake import Waker, has_sessions
 
 _LOG = logging.getLogger("neon_simulator.postgres")
 LOOPBACK = "127.0.0.1"
@@ -56,6 +61,8 @@ class RealComputes:
         self.snapshots = {}  # (project id, snapshot id) -> Cluster, never started
         self.computes = {}   # (project id, endpoint id) -> the Cluster its server runs
         self.errors = []     # what could not be applied (the control API's /postgres shows the newest)
+        self._state = None   # the simulator's State, once it reconciled (what a wake starts the compute in)
+        self.waker = Waker(self._wake)
 
     @property
     def bin_folder(self):
@@ -151,11 +158,53 @@ class RealComputes:
             cluster.remove()
 
     # ------------------------------------------------------------------ after every request
-    def reconcile(self, state):
-        """Servers, data and catalogs made to match ``state`` as the API answers it now (see the module's text)."""
+    def keep_busy_active(self, state):
+        """A running compute with a client session is active now: its suspend timeout counts from its last
+        session, as on Neon (called before and after every request)."""
         with state.lock, self.lock:
             now_us = state.now_us()
-            live, snapshots, wanted = set(), set(), {}
+            for (project_id, endpoint_id), cluster in self.computes.items():
+                project = state.projects.get(project_id)
+                endpoint = project.resources.endpoints.get(endpoint_id) if project and project.resources else None
+                if endpoint is not None and endpoint.state.op is None and endpoint.state.value == "active" \
+                        and cluster.process is not None and has_sessions(cluster.process.pid):
+                    endpoint.state.since_us = max(endpoint.state.since_us, now_us)
+
+    def _wake(self, key):
+        """A connection came to the suspended compute ``key``: started as Neon's proxy starts it (a
+        ``start_compute`` operation); its server's port, or None (gone, or disabled: the connection is refused)."""
+        state = self._state
+        if state is None:
+            return None
+        with state.lock, self.lock:
+            project = state.projects.get(key[0])
+            endpoint = project.resources.endpoints.get(key[1]) if project and project.resources else None
+            if endpoint is None or endpoint.disabled:
+                return None
+            now_us = state.now_us()
+            if not self._wanted(state, project, endpoint, now_us):
+                ops = state._start(project, [("start_compute", endpoint.branch_id, endpoint.id)])
+                endpoint.state.start("active", ops[0], fallback="idle")
+                endpoint.started_us = now_us
+            self.waker.close(key)
+            if key not in self.computes:
+                self._start(project, endpoint)
+            cluster = self.computes.get(key)
+            return cluster.port if cluster is not None else None
+
+    @staticmethod
+    def _wanted(state, project, endpoint, now_us):
+        """A read-write compute active, or being started, runs."""
+        return endpoint.type == "read_write" and (state._compute_state(project, endpoint, now_us) == "active"
+                                                  or endpoint.state.pending(now_us) == "active")
+
+    def reconcile(self, state):
+        """Servers, data and catalogs made to match ``state`` as the API answers it now (see the module's text)."""
+        self._state = state
+        self.keep_busy_active(state)
+        with state.lock, self.lock:
+            now_us = state.now_us()
+            live, snapshots, wanted, asleep = set(), set(), {}, {}
             for project in state.projects.values():
                 for snapshot in state.snapshot_books[project.id].live(now_us) \
                         if project.id in state.snapshot_books else ():
@@ -165,8 +214,10 @@ class RealComputes:
                 for branch in project.resources.branches.values():
                     live.add((project.id, branch.id))
                 for endpoint in project.resources.endpoints.values():
-                    if endpoint.type == "read_write" and state._compute_state(project, endpoint, now_us) == "active":
+                    if self._wanted(state, project, endpoint, now_us):
                         wanted[(project.id, endpoint.id)] = (project, endpoint)
+                    elif endpoint.type == "read_write" and endpoint.port is not None:
+                        asleep[(project.id, endpoint.id)] = endpoint.port
             for key, cluster in list(self.computes.items()):
                 item = wanted.get(key)
                 if item is None or self.branches.get((key[0], item[1].branch_id)) is not cluster \
@@ -177,6 +228,11 @@ class RealComputes:
                 self._retire(self.branches.pop(key))
             for key in [key for key in self.snapshots if key not in snapshots]:
                 self.snapshots.pop(key).remove()
+            for key in self.waker.keys():
+                if key not in asleep:
+                    self.waker.close(key)
+            for key, port in asleep.items():
+                self.waker.listen(key, port)
             for key, (project, endpoint) in wanted.items():
                 if key not in self.computes:
                     self._start(project, endpoint)
@@ -261,6 +317,7 @@ class RealComputes:
     # ------------------------------------------------------------------ the end
     def close(self):
         """Stop every server and remove every data directory."""
+        self.waker.stop()
         with self.lock:
             for cluster in list(self.computes.values()):
                 cluster.stop()

@@ -16,7 +16,6 @@ from .app import API_PREFIX, CONTROL_PREFIX, DropConnection, SimulatorApp
 from .clock import Clock
 from .faults import FaultRegistry
 from .ratelimit import ORG_KEY_CREATE_RATE, RateLimiter
-from .real_computes import RealComputes
 from .requestlog import RequestLog
 from .seed import DEMO_PROJECT_NAME
 from .state import State
@@ -120,7 +119,11 @@ class Simulator:
         if operation_pace <= 0:
             raise ValueError("operation_pace must be positive")
         # computes that are real PostgreSQL servers (real_computes.py); their data are removed at stop
-        real = RealComputes(postgres_bin) if postgres or postgres_bin else None
+        real = None
+        if postgres or postgres_bin:
+            from .real_computes import RealComputes  # imported only then: the default starts as fast as before
+
+            real = RealComputes(postgres_bin)
         self.state = State(self.api_key, seed, self.clock, extra_keys, operation_pace, real)
         self.fault_registry = FaultRegistry()
         self.request_log = RequestLog()

@@ -100,6 +100,12 @@ class State(SceneMixin, ProvisioningMixin, ComputesMixin, CatalogMixin, SharingM
     def now_us(self):
         return self.clock.now_us()
 
+    def before_request(self):
+        """Called before a request is answered (app.py): a real compute with a client session open counts as
+        in use now, so its answer does not find it suspended by its timeout (real_computes.py)."""
+        if self.real is not None:
+            self.real.keep_busy_active(self)
+
     def after_request(self):
         """Called once a request's answer is made, before it is sent (app.py): real computes are made to match
         what it said (real_computes.py)."""

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 
 import pytest
 
 import requests
 from neon_simulator import Simulator
 from neon_simulator.pg_binaries import PostgresUnavailable
+from neon_simulator.pg_wake import has_sessions
 
 API_KEY = "sim-selftest-key-real-computes"
 SETTLE = 30
@@ -158,12 +160,13 @@ def test_a_suspended_compute_has_no_server_and_a_started_one_has_its_data(sim):
     project_id, _main, uri = new_project(sim)
     rows(sim, uri, "CREATE TABLE t (x int); INSERT INTO t VALUES (42)")
     endpoint = settle(sim, project_id)[0]
+    server = sim.state.real.computes[(project_id, endpoint["id"])].process
     ok(call(sim, "POST", "/projects/%s/endpoints/%s/suspend" % (project_id, endpoint["id"])))
     assert settle(sim, project_id)[0]["current_state"] == "idle"
-    status, error = psql(sim, uri, "SELECT 1")
-    assert status != 0 and "refused" in error
+    assert server.poll() is not None and (project_id, endpoint["id"]) not in sim.state.real.computes
     ok(call(sim, "POST", "/projects/%s/endpoints/%s/start" % (project_id, endpoint["id"])))
     settle(sim, project_id)
+    assert (project_id, endpoint["id"]) in sim.state.real.computes
     assert rows(sim, uri, "SELECT x FROM t") == ["42"]
 
 
@@ -281,3 +284,37 @@ def test_a_stopped_simulator_leaves_no_server_and_no_data():
         assert processes and made["project"]["id"]
     assert not os.path.exists(workdir)
     assert all(process.poll() is not None for process in processes)
+
+
+def test_a_connection_to_a_suspended_compute_wakes_it_as_neons_proxy_does(sim):
+    project_id, _main, uri = new_project(sim)
+    rows(sim, uri, "CREATE TABLE t (x int); INSERT INTO t VALUES (5)")
+    endpoint = settle(sim, project_id)[0]
+    ok(call(sim, "POST", "/projects/%s/endpoints/%s/suspend" % (project_id, endpoint["id"])))
+    assert settle(sim, project_id)[0]["current_state"] == "idle"
+    assert rows(sim, uri, "SELECT x FROM t") == ["5"]  # the connection woke it and reached its server
+    operations = ok(call(sim, "GET", "/projects/%s/operations" % project_id))["operations"]
+    assert operations[0]["action"] == "start_compute" and operations[0]["endpoint_id"] == endpoint["id"]
+    assert settle(sim, project_id)[0]["current_state"] == "active"
+    assert rows(sim, uri, "SELECT x FROM t") == ["5"]  # straight to the server now
+
+
+def test_a_compute_with_a_session_open_does_not_suspend_itself_by_its_timeout(sim):
+    project_id, _main, uri = new_project(sim)
+    session = subprocess.Popen([os.path.join(sim.state.real.bin_folder, "psql"), "-X", "-q", "-d", uri],
+                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        session.stdin.write(b"SELECT 1;\n")
+        session.stdin.flush()
+        server = sim.state.real.computes[(project_id, settle(sim, project_id)[0]["id"])].process
+        for _ in range(500):  # until the session's backend is there (bounded: 10 s)
+            if has_sessions(server.pid):
+                break
+            time.sleep(0.02)
+        sim.advance_clock(600)  # twice the default suspend timeout (300 s)
+        assert settle(sim, project_id)[0]["current_state"] == "active"
+    finally:
+        session.stdin.close()
+        session.wait(30)
+    sim.advance_clock(600)  # no session: it suspends itself
+    assert settle(sim, project_id)[0]["current_state"] == "idle"
