@@ -867,6 +867,24 @@ def check_rollback(scene):
     assert branch_named(scene, DEMO_PROJECT, "main (old)") is not None
 
 
+def psql_on_path(scene):
+    """The simulator's PostgreSQL programs (psql) first on the commands' PATH, as the page asks."""
+    scene.env["PSQL"] = os.path.join(scene.sim.state.real.bin_folder, "psql")
+    scene.env["PATH"] = scene.sim.state.real.bin_folder + os.pathsep + os.environ.get("PATH", "")
+    scene.values["logged"] = len(scene.sim.requests())
+
+
+def check_migrated_branch_gone(scene):
+    """The branch was made, migrated (the play's own assert read the table back) and deleted: its server and
+    data are gone."""
+    assert branch_named(scene, DEMO_PROJECT, "pr-42") is None
+    made = [entry for entry in scene.sim.requests()[scene.values["logged"]:]
+            if entry["method"] == "POST" and entry["path"].endswith("/branches")]
+    assert [entry["status"] for entry in made] == [201], made
+    assert not [key for key in scene.sim.state.real.branches if key[0] == DEMO_PROJECT and key[1] not in [
+        branch["id"] for branch in scene.api("/projects/%s/branches" % DEMO_PROJECT)["branches"]]]
+
+
 def check_recovery_page(scene):
     """The restore job template asks the survey's four answers; the release branch is the default now."""
     (template,) = [call["args"] for call in scene.awx_calls() if call["module"] == "job_template"]
@@ -984,6 +1002,9 @@ BLOCKS = {
         "test_simulator_package.py", "the page's CI workflow runs it twice against a simulator started with the "
         "page's scene (its project, its key) and asserts the second run sent no change"),
     "testing-without-neon.rst: The projects are listed even when the service answers 503 twice": Run(),
+    "testing-without-neon.rst: The migration of pull request 42 on a branch of its own": Run(
+        group="real computes", files={"migrations/0042.sql": "CREATE TABLE invoices (id bigint PRIMARY KEY);\n"},
+        why="the pull request's migration"),
     "testing-without-neon.rst: name: Playbook tests": Checked(
         check_guide_workflow, "a GitHub Actions workflow: test_simulator_package.py runs its steps in order"),
     # the modules' EXAMPLES: those that change something each in a run of its own, the others in one
@@ -1039,6 +1060,7 @@ GROUPS = {
     "project-baseline.rst": Group(check=check_baseline_job_templates),
     "recovery: restore": Group(setup=orders_then_a_bad_change, check=check_point_in_time_restore),
     "recovery: rollback": Group(setup=orders_and_a_failing_migration, check=check_rollback, postgres=True),
+    "real computes": Group(setup=psql_on_path, check=check_migrated_branch_gone, postgres=True),
     "recovery-runbooks.rst": Group(check=check_recovery_page),
     "branch.py EXAMPLES": Group(check=check_branch_examples),
     "connection_info.py EXAMPLES": Group(check=check_connection_examples),

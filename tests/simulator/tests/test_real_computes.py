@@ -318,3 +318,31 @@ def test_a_compute_with_a_session_open_does_not_suspend_itself_by_its_timeout(si
         session.wait(30)
     sim.advance_clock(600)  # no session: it suspends itself
     assert settle(sim, project_id)[0]["current_state"] == "idle"
+
+
+def test_twenty_branches_made_at_once_each_run_their_own_server_with_their_own_data(sim):
+    """What a suite of pull-request branches holds: 20 branches made by 4 clients at once, each running its
+    compute, each with the parent's rows and then its own (benchmarks/simulator.py measures their memory)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    project_id, _main, uri = new_project(sim)
+    rows(sim, uri, "CREATE TABLE t (branch text)")
+
+    def make(number):
+        for _attempt in range(50):  # a 423 while another client's operations run: again, as a client does
+            answer = call(sim, "POST", "/projects/%s/branches" % project_id,
+                          json={"branch": {"name": "pr-%d" % number}, "endpoints": [{"type": "read_write"}]})
+            if answer.status_code != 423:
+                return ok(answer, 201)["connection_uris"][0]["connection_uri"]
+            sim.advance_clock(5)
+        raise AssertionError("the project stayed locked")
+
+    with ThreadPoolExecutor(4) as pool:
+        uris = list(pool.map(make, range(20)))
+    settle(sim, project_id)
+    assert len(sim.state.real.computes) == 21 and len({uri.split("@")[1] for uri in uris}) == 20
+    for number, branch_uri in enumerate(uris):
+        rows(sim, branch_uri, "INSERT INTO t VALUES ('pr-%d')" % number)
+    assert [rows(sim, branch_uri, "SELECT branch FROM t") for branch_uri in uris] == [
+        ["pr-%d" % number] for number in range(20)]
+    assert rows(sim, uri, "SELECT count(*) FROM t") == ["0"]
