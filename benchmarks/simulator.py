@@ -86,7 +86,7 @@ def machine_memory_mib():
 def start_up(python, postgres, runs, simulator_path):
     """Seconds from starting ``python -m neon_simulator`` to its first answered GET /projects."""
     samples = []
-    for _ in range(runs):
+    for _run in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
             url_file = os.path.join(tmp, "url")
             env = dict(os.environ, PYTHONPATH=simulator_path)

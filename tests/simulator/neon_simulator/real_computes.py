@@ -315,15 +315,22 @@ class RealComputes:
             }
 
     # ------------------------------------------------------------------ the end
-    def close(self):
-        """Stop every server and remove every data directory."""
-        self.waker.stop()
+    def clear(self):
+        """Every server stopped, every branch's and snapshot's data removed (a reset: the seeded projects come
+        back with the same ids, and must not find the data of before)."""
         with self.lock:
+            for key in self.waker.keys():
+                self.waker.close(key)
             for cluster in list(self.computes.values()):
                 cluster.stop()
             self.computes.clear()
             for cluster in list(self.branches.values()) + list(self.snapshots.values()):
-                cluster.stop()
+                cluster.remove()
             self.branches.clear()
             self.snapshots.clear()
-            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def close(self):
+        """Stop every server and remove every data directory, the work folder with them."""
+        self.waker.stop()
+        self.clear()
+        shutil.rmtree(self.workdir, ignore_errors=True)

@@ -136,8 +136,8 @@ class State(SceneMixin, ProvisioningMixin, ComputesMixin, CatalogMixin, SharingM
             self._reset_consumption()
             self._reset_recovery()
             self._reset_snapshots()
-        if self.real is not None:  # the servers and data of what is gone go too
-            self.real.reconcile(self)
+        if self.real is not None:  # every server and all data go: the seeded projects start empty again
+            self.real.clear()
 
     @property
     def demo_project_id(self):

@@ -42,8 +42,8 @@ def server_fixture():
 
 @pytest.fixture(name="sim")
 def sim_fixture(server):
+    server.clock.back_to_real_time()  # first: the reset dates the seeded operations by the clock
     server.reset()
-    server.clock.back_to_real_time()
     return server
 
 
@@ -307,7 +307,7 @@ def test_a_compute_with_a_session_open_does_not_suspend_itself_by_its_timeout(si
         session.stdin.write(b"SELECT 1;\n")
         session.stdin.flush()
         server = sim.state.real.computes[(project_id, settle(sim, project_id)[0]["id"])].process
-        for _ in range(500):  # until the session's backend is there (bounded: 10 s)
+        for _attempt in range(500):  # until the session's backend is there (bounded: 10 s)
             if has_sessions(server.pid):
                 break
             time.sleep(0.02)
@@ -346,3 +346,24 @@ def test_twenty_branches_made_at_once_each_run_their_own_server_with_their_own_d
     assert [rows(sim, branch_uri, "SELECT branch FROM t") for branch_uri in uris] == [
         ["pr-%d" % number] for number in range(20)]
     assert rows(sim, uri, "SELECT count(*) FROM t") == ["0"]
+
+
+def test_a_reset_leaves_no_data_of_before_in_the_seeded_projects(sim):
+    """The seeded projects come back with the same ids: their branches start empty again."""
+    sim.advance_clock(60)  # the seeded operations in progress are over
+    main = next(item for item in ok(call(sim, "GET", "/projects/%s/branches" % sim.demo_project_id))["branches"]
+                if item["default"])
+    endpoint = ok(call(sim, "GET", "/projects/%s/branches/%s/endpoints" % (sim.demo_project_id, main["id"])))[
+        "endpoints"][0]
+    ok(call(sim, "POST", "/projects/%s/endpoints/%s/start" % (sim.demo_project_id, endpoint["id"])))
+    settle(sim, sim.demo_project_id)
+    rows(sim, uri_of(sim, sim.demo_project_id, main["id"]), "CREATE TABLE before_reset (x int)")
+    sim.reset()
+    assert sim.state.real.branches == {} and sim.state.real.computes == {}
+    sim.advance_clock(60)
+    endpoint = ok(call(sim, "GET", "/projects/%s/branches/%s/endpoints" % (sim.demo_project_id, main["id"])))[
+        "endpoints"][0]
+    ok(call(sim, "POST", "/projects/%s/endpoints/%s/start" % (sim.demo_project_id, endpoint["id"])))
+    settle(sim, sim.demo_project_id)
+    assert rows(sim, uri_of(sim, sim.demo_project_id, main["id"]),
+                "SELECT count(*) FROM pg_tables WHERE tablename = 'before_reset'") == ["0"]
