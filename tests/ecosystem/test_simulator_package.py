@@ -195,7 +195,8 @@ def test_the_wheel_is_the_simulator_at_the_collections_version(package):
     assert "neon_simulator/openapi/neon-api-v2.json" in names  # the vendor's document, for the 501 answers
     assert "Version: %s\n" % version in metadata and "Name: neon-simulator\n" in metadata
     requires = sorted(line for line in metadata.splitlines() if line.startswith("Requires-Dist:"))
-    assert requires == ["Requires-Dist: pyyaml>=5.1; extra == 'yaml'", "Requires-Dist: werkzeug<4,>=3.0"], requires
+    assert requires == ["Requires-Dist: pgserver>=0.1.4; extra == 'postgres'", "Requires-Dist: pyyaml>=5.1; extra == 'yaml'",
+                        "Requires-Dist: werkzeug<4,>=3.0"], requires  # the real computes' server is an extra
     assert "neon-simulator = neon_simulator.__main__:main" in entry_points
     assert "[pytest11]\nneon_simulator = neon_simulator.pytest_plugin" in entry_points
     # installed, it is imported from the virtualenv, never from the work tree
