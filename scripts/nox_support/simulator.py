@@ -19,7 +19,7 @@ from pathlib import Path
 from nox_support import ROOT
 
 SIMULATOR_START_TIMEOUT = 30.0
-SIMULATOR_STOP_TIMEOUT = 5.0
+SIMULATOR_STOP_TIMEOUT = 30.0  # with --postgres it stops each server first
 LOOPBACK_URL = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\]):\d+/")
 
 

@@ -838,8 +838,8 @@ def real_rows(scene, uri, sql):
 
 
 def orders_and_a_failing_migration(scene):
-    """On a simulator whose computes are real PostgreSQL servers: main's compute runs (a suspended one is started
-    first: the simulator does not wake it on connect) and its orders table holds two orders; the migration
+    """On a simulator whose computes are real PostgreSQL servers: main's compute runs (started through the API,
+    though a connection would wake it too) and its orders table holds two orders; the migration
     empties the table and fails. What a user would check after the rollback is noted: main's compute and the
     address of its connection string."""
     main = branch_named(scene, DEMO_PROJECT, "main")

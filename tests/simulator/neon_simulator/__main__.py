@@ -84,7 +84,6 @@ def main(argv=None):
         print("--org-key-rate-limit must be 0 (off) or positive", file=sys.stderr)
         return 2
     api_key = args.api_key or os.environ.get(ENV_API_KEY) or None
-    from .pg_binaries import PostgresUnavailable  # pylint: disable=import-outside-toplevel
     try:
         simulator = Simulator(api_key=api_key, seed=args.seed, host=args.host, port=args.port,
                               rate_limit=args.rate_limit, allow_remote=args.allow_remote,
@@ -92,7 +91,9 @@ def main(argv=None):
                               org_key_rate_limit=args.org_key_rate_limit or None,
                               operation_pace=args.operation_pace, postgres=args.postgres,
                               postgres_bin=args.postgres_bin)
-    except PostgresUnavailable as error:
+    except RuntimeError as error:  # pg_binaries.PostgresUnavailable, without importing it when not asked for
+        if not (args.postgres or args.postgres_bin):
+            raise
         print("--postgres: %s" % error, file=sys.stderr)
         return 2
     if args.scene:
@@ -100,6 +101,7 @@ def main(argv=None):
             load_scene(simulator, args.scene)
         except SceneError as error:
             print("--scene: %s" % error, file=sys.stderr)
+            simulator.stop()  # real computes' data go
             return 2
     stopping = threading.Event()
 
@@ -108,8 +110,8 @@ def main(argv=None):
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    url = simulator.start()
     try:
+        url = simulator.start()
         if api_key is None:
             print("NEON_API_KEY=%s" % simulator.api_key, flush=True)
         print("NEON_API_URL=%s" % url, flush=True)

@@ -171,8 +171,6 @@ class CatalogMixin:
             now_us = self.now_us()
             ops = self._run(project, self._config_ops(project, branch, now_us), now_us)
             if new_name is not None and new_name != name:
-                if self.real is not None:  # its data go with it
-                    self.real.rename_database(project.id, branch, name, new_name, self._resources(project).branches)
                 del branch.databases[name]
                 database.name = new_name
                 branch.databases[new_name] = database

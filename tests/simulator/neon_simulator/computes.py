@@ -63,11 +63,11 @@ class ComputesMixin:
         endpoint_type = spec.get("type")
         if endpoint_type not in ENDPOINT_TYPES:
             raise InvalidRequest("type: must be read_write or read_only")
-        self._refuse_unreal("a read-only compute", endpoint_type == "read_only")
         _string(spec, "name", 64)
         self._check_suspend_timeout(spec)
         with self.lock:
             project = self._reachable(key, project_id)
+            self._refuse_unreal("a read-only compute", endpoint_type == "read_only")
             region_id = spec.get("region_id")
             if region_id is not None and region_id != project.data["region_id"]:
                 raise InvalidRequest("region_id: must be the project's region %s" % project.data["region_id"])
@@ -158,6 +158,8 @@ class ComputesMixin:
             elif action == "restart":
                 items = ([("suspend_compute",) + where] if state != "idle" else []) + [("start_compute",) + where]
             ops = self._run(project, items, now_us)
+            if self.real is not None and action == "restart":  # its server restarts too
+                self.real.restart(project.id, endpoint.id)
             if ops:
                 suspending = ops[-1].action == "suspend_compute"
                 endpoint.state.start("idle" if suspending else "active", ops[-1], fallback="idle")

@@ -98,7 +98,11 @@ class Programs:
         self.workdir = workdir
         self.user = None
         if os.geteuid() == 0:
-            entry = pwd.getpwnam(RUN_AS_WHEN_ROOT)
+            try:
+                entry = pwd.getpwnam(RUN_AS_WHEN_ROOT)
+            except KeyError:
+                raise PostgresUnavailable("PostgreSQL refuses to run as root, and this machine has no user %s to run "
+                                          "it as" % RUN_AS_WHEN_ROOT) from None
             self.user = (entry.pw_uid, entry.pw_gid)
             os.chmod(workdir, 0o755)
             os.chown(workdir, *self.user)
@@ -131,12 +135,14 @@ class Programs:
                                       % (RUN_AS_WHEN_ROOT, folder))
         return copied
 
-    def run(self, name, *args, timeout=120):
-        """Run program ``name`` to its end; its output, or RuntimeError with what it said."""
+    def run(self, name, *args, timeout=120, stdin=None, env=None):
+        """Run program ``name`` to its end (``stdin``: its input; ``env``: variables added to this process's);
+        its output, or RuntimeError with what it said."""
         argv = [self.path(name)] + [str(arg) for arg in args]
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False,
-                                  cwd=self.workdir, **self._as_user())
+            done = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=timeout, check=False,
+                                  cwd=self.workdir, env=dict(os.environ, **env) if env else None,
+                                  **self._as_user())
         except subprocess.TimeoutExpired:
             raise RuntimeError("%s did not end within %d s" % (name, timeout)) from None
         if done.returncode != 0:

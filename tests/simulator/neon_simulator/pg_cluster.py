@@ -6,14 +6,14 @@
 A cluster lives in a folder of its own: ``data/`` (the data directory), the server's Unix socket and its log.
 Its server listens on 127.0.0.1 only, on the port of the compute that runs it. Logins over TCP need a
 password (SCRAM); the simulator's own superuser, ``cloud_admin`` as on Neon's computes, connects only through
-the socket, without one. ``managed`` records what the API made in it (roles with their passwords, databases
-with their owners, renames not yet applied), so that the simulator changes only those (real_computes.py).
+the socket, without one. ``managed`` records what the API made in it (roles with their passwords, databases by
+the API's id with their names and owners), so that the simulator changes only those (real_computes.py).
 """
 
 from __future__ import annotations
 
-import copy
 import os
+import re
 import shutil
 import signal
 import socket
@@ -21,11 +21,19 @@ import subprocess
 import time
 
 ADMIN = "cloud_admin"
-# what Neon gives the roles made through its API (their CREATE ROLE ... IN ROLE neon_superuser)
+# what Neon gives the roles made through its API (their CREATE ROLE ... IN ROLE neon_superuser): its attributes,
+# and reading and writing every table (PostgreSQL 14's predefined roles)
 SUPERUSER_ROLE = "neon_superuser"
+SUPERUSER_SQL = ("CREATE ROLE neon_superuser CREATEDB CREATEROLE NOLOGIN REPLICATION BYPASSRLS "
+                 "IN ROLE pg_read_all_data, pg_write_all_data")
+# the simulator's own sessions: never wait long on a lock a client holds (the simulator waits with its lock held),
+# and never write a failing statement (a password in it) to the server's log
+ADMIN_OPTIONS = "-c lock_timeout=5s -c statement_timeout=30s -c log_min_error_statement=panic"
+# pg_dump 17.6, 16.10, 15.14 and later print these lines, with a random key, around a dump
+RESTRICT_LINE = re.compile(r"^\\(un)?restrict .*\n?", re.MULTILINE)
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 30.0
-# small servers: 20 of them fit a 2-core machine (benchmarks/simulator_postgres.py measures them)
+# small servers: 20 of them fit a 2-core machine (benchmarks/simulator.py measures them)
 SETTINGS = {
     "listen_addresses": "'127.0.0.1'",
     "max_connections": "25",
@@ -78,7 +86,8 @@ class Cluster:
         self.log = os.path.join(folder, "postgres.log")
         self.process = None
         self.port = None
-        self.managed = managed if managed is not None else {"roles": {}, "databases": {}, "renames": []}
+        self.settings = {}  # the compute's pg_settings it runs with
+        self.managed = managed if managed is not None else {"roles": {}, "databases": {}}
 
     # ------------------------------------------------------------------ making one
     @classmethod
@@ -86,25 +95,30 @@ class Cluster:
         """A new cluster: initdb, the settings above, and the ``neon_superuser`` role; stopped."""
         programs.make_folder(folder)
         cluster = cls(programs, folder)
-        programs.run("initdb", "-D", cluster.data, "-U", ADMIN, "--auth-local=trust", "--auth-host=scram-sha-256",
-                     "-E", "UTF8", "--locale=C", "--no-sync")
-        # the files initdb made keep their owner when written again
-        with open(os.path.join(cluster.data, "pg_hba.conf"), "w", encoding="utf-8") as hba:
-            hba.write(HBA)
-        with open(os.path.join(cluster.data, "postgresql.conf"), "a", encoding="utf-8") as conf:
-            conf.write("\n# neon-simulator\n" + "".join("%s = %s\n" % item for item in SETTINGS.items()))
-        cluster.start(free_port())
         try:
-            cluster.sql("CREATE ROLE %s CREATEDB CREATEROLE NOLOGIN BYPASSRLS" % SUPERUSER_ROLE)
-        finally:
-            cluster.stop()
+            programs.run("initdb", "-D", cluster.data, "-U", ADMIN, "--auth-local=trust",
+                         "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync")
+            # the files initdb made keep their owner when written again
+            with open(os.path.join(cluster.data, "pg_hba.conf"), "w", encoding="utf-8") as hba:
+                hba.write(HBA)
+            with open(os.path.join(cluster.data, "postgresql.conf"), "a", encoding="utf-8") as conf:
+                conf.write("\n# neon-simulator\n" + "".join("%s = %s\n" % item for item in SETTINGS.items()))
+            cluster.start(free_port())
+            try:
+                cluster.sql(SUPERUSER_SQL)
+            finally:
+                cluster.stop()
+        except BaseException:
+            cluster.remove()  # a next attempt starts afresh
+            raise
         return cluster
 
     def copy_to(self, folder):
         """A new cluster in ``folder`` with this one's data as of now, stopped: a base backup of the running
         server (consistent while it is written), else a copy of the stopped data directory."""
         self.programs.make_folder(folder)
-        target = Cluster(self.programs, folder, copy.deepcopy(self.managed))
+        managed = {"roles": dict(self.managed["roles"]), "databases": dict(self.managed["databases"])}
+        target = Cluster(self.programs, folder, managed)
         if self.running:
             self.programs.run("pg_basebackup", "-D", target.data, "-h", self.folder, "-p", self.port, "-U", ADMIN,
                               "-X", "stream", "-c", "fast", "--no-sync")
@@ -122,12 +136,15 @@ class Cluster:
     def running(self):
         return self.process is not None and self.process.poll() is None
 
-    def start(self, port):
-        """Start the server on 127.0.0.1:``port``; returns once it accepts connections."""
+    def start(self, port, settings=None):
+        """Start the server on 127.0.0.1:``port`` with the compute's ``pg_settings``; returns once it accepts
+        connections."""
         if self.running:
             return
         self.port = port
-        self.process = self.programs.start("postgres", "-D", self.data, "-p", port, "-k", self.folder,
+        self.settings = dict(settings or {})
+        options = [arg for name, value in sorted(self.settings.items()) for arg in ("-c", "%s=%s" % (name, value))]
+        self.process = self.programs.start("postgres", "-D", self.data, "-p", port, "-k", self.folder, *options,
                                            log_path=self.log)
         deadline = time.monotonic() + START_TIMEOUT
         while not self._ready():
@@ -165,16 +182,16 @@ class Cluster:
             return "(no log)"
 
     # ------------------------------------------------------------------ SQL
-    def sql(self, *statements, database="postgres"):
-        """Run ``statements`` as ``cloud_admin``, each on its own (CREATE DATABASE cannot share a transaction);
-        the rows printed, unaligned."""
-        args = ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", self.folder, "-p", self.port, "-U", ADMIN,
-                "-d", database]
-        for statement in statements:
-            args += ["-c", statement]
-        return self.programs.run("psql", *args, timeout=60)
+    def sql(self, statement, database="postgres"):
+        """Run one statement as ``cloud_admin`` (given on psql's standard input: a password in it is not on a
+        command line); the rows printed, unaligned."""
+        return self.programs.run("psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", self.folder,
+                                 "-p", self.port, "-U", ADMIN, "-d", database, timeout=60, stdin=statement + "\n",
+                                 env={"PGOPTIONS": ADMIN_OPTIONS})
 
     def schema(self, database):
-        """The database's schema as ``pg_dump --schema-only`` prints it."""
-        return self.programs.run("pg_dump", "--schema-only", "--no-owner", "--no-privileges", "-h", self.folder,
-                                 "-p", self.port, "-U", ADMIN, "-d", database, timeout=60)
+        """The database's schema as ``pg_dump --schema-only`` prints it (without the lines newer versions put
+        around it with a random key)."""
+        return RESTRICT_LINE.sub("", self.programs.run(
+            "pg_dump", "--schema-only", "--no-owner", "--no-privileges", "-h", self.folder, "-p", self.port,
+            "-U", ADMIN, "-d", database, timeout=60, env={"PGOPTIONS": ADMIN_OPTIONS}))

@@ -789,12 +789,12 @@ class ProvisioningMixin:
         init_source = spec.get("init_source", "parent-data")
         if init_source not in ("parent-data", "schema-only"):
             raise InvalidRequest("init_source: must be parent-data or schema-only")
-        self._refuse_unreal("a branch made at a point in the past (parent_timestamp, parent_lsn)",
-                            parent_lsn is not None or spec.get("parent_timestamp") is not None)
-        self._refuse_unreal("a schema-only branch (init_source: schema-only)", init_source == "schema-only")
-        self._refuse_unreal("a read-only compute", any(item["type"] == "read_only" for item in endpoint_specs))
         with self.lock:
             project = self._reachable(key, project_id)
+            self._refuse_unreal("a branch made at a point in the past (parent_timestamp, parent_lsn)",
+                                parent_lsn is not None or spec.get("parent_timestamp") is not None)
+            self._refuse_unreal("a schema-only branch (init_source: schema-only)", init_source == "schema-only")
+            self._refuse_unreal("a read-only compute", any(item["type"] == "read_only" for item in endpoint_specs))
             now_us = self.now_us()
             resources = self._resources(project)
             has_expiry, expires_us = self._expiry(spec, now_us)
@@ -832,9 +832,9 @@ class ProvisioningMixin:
                 branch.ttl_seconds = None if expires_us is None else (expires_us - now_us) // 1000000
             # a protected parent's children get fresh passwords (notes 1.4, DOC-PROT)
             self._copy_catalog(parent, branch, now_us, fresh_passwords=parent.protected)
-            resources.branches[branch_id] = branch
-            if self.real is not None:  # its data: the parent's as of now
+            if self.real is not None:  # its data: the parent's as of now (before it joins: a failed copy leaves nothing)
                 self.real.fork(project.id, parent, branch, resources.branches)
+            resources.branches[branch_id] = branch
             endpoints = []
             for endpoint_spec in endpoint_specs:
                 endpoint = Endpoint(ids.endpoint_id(rng), project, branch_id, endpoint_spec["type"], now_us,

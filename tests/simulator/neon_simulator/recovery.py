@@ -167,10 +167,10 @@ class RecoveryMixin:
         source_lsn = body.get("source_lsn")
         source_timestamp = body.get("source_timestamp")
         preserve = _string(body, "preserve_under_name", BRANCH_NAME_MAX)
-        self._refuse_unreal("a restore to a point in the past (source_timestamp, source_lsn)",
-                            source_lsn is not None or source_timestamp is not None)
         with self.lock:
             project = self._reachable(key, project_id)
+            self._refuse_unreal("a restore to a point in the past (source_timestamp, source_lsn)",
+                                source_lsn is not None or source_timestamp is not None)
             resources = self._resources(project)
             branch = self._branch(project, branch_id)
             source = self._branch(project, source_id, "source branch not found")
@@ -192,10 +192,8 @@ class RecoveryMixin:
             ops = self._run(project, items, now_us)
             databases, layout = source.data.at(moment), source.data.layout_at(moment)
             kept = self._preserved(project, branch, preserve, now_us) if preserve is not None else None
-            if self.real is not None:  # the kept branch takes the branch's data, the branch gets the source's as of now
-                if kept is not None:
-                    self.real.keep(project.id, branch, kept, resources.branches)
-                self.real.fork(project.id, source, branch, resources.branches)
+            if self.real is not None and kept is not None:  # the kept branch takes the branch's data as they are
+                self.real.keep(project.id, branch, kept, resources.branches)
             if kept is not None:
                 for child in children:
                     child.parent_id = kept.id
@@ -204,6 +202,8 @@ class RecoveryMixin:
                 branch.parent_id = source.id
             if source is not branch:
                 self._copy_catalog(source, branch, now_us)
+            if self.real is not None:  # the branch gets the source's data as of now (under its new catalog's ids)
+                self.real.fork(project.id, source, branch, resources.branches)
             branch.data.replace(now_us, databases, layout)
             branch.parent_lsn = lsn_of(moment)
             branch.parent_timestamp_us = moment
@@ -257,7 +257,8 @@ class RecoveryMixin:
                 self._refuse_unreal("a schema at a point in the past (lsn, timestamp)",
                                     bool(args.get("timestamp") or args.get("lsn")))
                 self._refuse_unreal("the json format of a real compute's schema", schema_format == "json")
-                return {"sql": self.real.schema_sql(project.id, branch, database, self._resources(project).branches)}
+                return {"sql": self.real.schema_sql(project.id, branch, database, self._resources(project).branches,
+                                                    self.now_us())}
             moment = self._point(project, branch, args.get("timestamp"), args.get("lsn"), self.now_us())
             schema = branch.data.schema(moment, database)
             return {"json": schema} if schema_format == "json" else {"sql": schema_sql(schema)}
@@ -279,9 +280,10 @@ class RecoveryMixin:
             if self.real is not None:
                 self._refuse_unreal("a schema at a point in the past (lsn, timestamp)", any(
                     args.get(name) for name in ("timestamp", "lsn", "base_timestamp", "base_lsn")))
-                branches = self._resources(project).branches
-                return {"diff": schema_diff(self.real.schema_sql(project.id, base, database, branches),
-                                            self.real.schema_sql(project.id, branch, database, branches), database)}
+                branches, now_us = self._resources(project).branches, self.now_us()
+                return {"diff": schema_diff(self.real.schema_sql(project.id, base, database, branches, now_us),
+                                            self.real.schema_sql(project.id, branch, database, branches, now_us),
+                                            database)}
             now_us = self.now_us()
             moment = self._point(project, branch, args.get("timestamp"), args.get("lsn"), now_us)
             base_moment = self._point(project, base, args.get("base_timestamp"), args.get("base_lsn"), now_us, "base_")

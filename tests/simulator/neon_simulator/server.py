@@ -119,12 +119,8 @@ class Simulator:
         if operation_pace <= 0:
             raise ValueError("operation_pace must be positive")
         # computes that are real PostgreSQL servers (real_computes.py); their data are removed at stop
-        real = None
-        if postgres or postgres_bin:
-            from .real_computes import RealComputes  # imported only then: the default starts as fast as before
-
-            real = RealComputes(postgres_bin)
-        self.state = State(self.api_key, seed, self.clock, extra_keys, operation_pace, real)
+        self.postgres, self.postgres_bin = bool(postgres or postgres_bin), postgres_bin
+        self.state = State(self.api_key, seed, self.clock, extra_keys, operation_pace, self._real_computes())
         self.fault_registry = FaultRegistry()
         self.request_log = RequestLog()
         self.rate_limiter = RateLimiter(rate_limit) if rate_limit else None
@@ -137,10 +133,19 @@ class Simulator:
         self._thread = None
 
     # ------------------------------------------------------------------ lifecycle
+    def _real_computes(self):
+        if not self.postgres:
+            return None
+        from .real_computes import RealComputes  # pylint: disable=import-outside-toplevel  (the default starts faster)
+
+        return RealComputes(self.postgres_bin)
+
     def start(self):
         """Start serving in a daemon thread; returns the API base URL."""
         if self._server is not None:
             return self.url
+        if self.postgres and self.state.real is None:  # started again after a stop: real computes again
+            self.state.real = self._real_computes()
         self._stop_event.clear()
         try:
             self._server = make_server(self.host, self.port, self.app, threaded=True,
@@ -154,17 +159,17 @@ class Simulator:
         return self.url
 
     def stop(self):
-        if self._server is None:
-            return
-        self._stop_event.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
-        self._server = None
-        self._thread = None
+        """Stop serving; with real computes, stop their servers and remove their data (also when never started)."""
+        if self._server is not None:
+            self._stop_event.set()
+            self._server.shutdown()
+            self._server.server_close()
+            self._thread.join(timeout=5)
+            self._server = None
+            self._thread = None
         real, self.state.real = self.state.real, None
-        if real is not None:  # its servers stopped, its data removed: a stopped simulator has no real computes
-            real.close()
+        if real is not None:  # a stopped simulator has no real computes (a start makes new ones)
+            real.close(self.state)
 
     def __enter__(self):
         self.start()

@@ -246,10 +246,10 @@ class SnapshotsMixin:
         body is ignored, as the live service does). 200 ``{snapshot, operations}``."""
         name = args.get("name") or None
         expires_us = _timestamp_arg(args.get("expires_at"), "expires_at")
-        self._refuse_unreal("a snapshot at a point in the past (timestamp, lsn)",
-                            bool(args.get("timestamp") or args.get("lsn")))
         with self.lock:
             project = self._reachable(key, project_id)
+            self._refuse_unreal("a snapshot at a point in the past (timestamp, lsn)",
+                                bool(args.get("timestamp") or args.get("lsn")))
             branch = self._branch(project, branch_id)
             now_us = self.now_us()
             if branch.parent_id is not None:

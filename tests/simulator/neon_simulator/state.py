@@ -103,14 +103,16 @@ class State(SceneMixin, ProvisioningMixin, ComputesMixin, CatalogMixin, SharingM
     def before_request(self):
         """Called before a request is answered (app.py): a real compute with a client session open counts as
         in use now, so its answer does not find it suspended by its timeout (real_computes.py)."""
-        if self.real is not None:
-            self.real.keep_busy_active(self)
+        real = self.real
+        if real is not None:
+            real.keep_busy_active(self)
 
     def after_request(self):
         """Called once a request's answer is made, before it is sent (app.py): real computes are made to match
         what it said (real_computes.py)."""
-        if self.real is not None:
-            self.real.reconcile(self)
+        real = self.real
+        if real is not None:
+            real.reconcile(self)
 
     def reset(self):
         """Back to the seeded state (the bootstrap key is active again)."""
@@ -136,8 +138,8 @@ class State(SceneMixin, ProvisioningMixin, ComputesMixin, CatalogMixin, SharingM
             self._reset_consumption()
             self._reset_recovery()
             self._reset_snapshots()
-        if self.real is not None:  # every server and all data go: the seeded projects start empty again
-            self.real.clear()
+            if self.real is not None:  # every server and all data go: the seeded projects start empty again
+                self.real.clear()
 
     @property
     def demo_project_id(self):

@@ -47,6 +47,17 @@ def sim_fixture(server):
     return server
 
 
+def until(condition, seconds=10.0):
+    """Whether ``condition()`` came true within ``seconds`` (a server's process appearing or going: not the
+    simulator's time, which the tests move themselves)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
 def call(sim, method, path, **kwargs):
     kwargs.setdefault("timeout", 60)
     return requests.request(method, sim.url + path, headers=sim.headers, **kwargs)
@@ -303,21 +314,38 @@ def test_a_compute_with_a_session_open_does_not_suspend_itself_by_its_timeout(si
     project_id, _main, uri = new_project(sim)
     session = subprocess.Popen([os.path.join(sim.state.real.bin_folder, "psql"), "-X", "-q", "-d", uri],
                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = sim.state.real.computes[(project_id, settle(sim, project_id)[0]["id"])].process
     try:
         session.stdin.write(b"SELECT 1;\n")
         session.stdin.flush()
-        server = sim.state.real.computes[(project_id, settle(sim, project_id)[0]["id"])].process
-        for _attempt in range(500):  # until the session's backend is there (bounded: 10 s)
-            if has_sessions(server.pid):
-                break
-            time.sleep(0.02)
+        assert until(lambda: has_sessions(server.pid)), "the session's backend never showed"
         sim.advance_clock(600)  # twice the default suspend timeout (300 s)
         assert settle(sim, project_id)[0]["current_state"] == "active"
     finally:
         session.stdin.close()
         session.wait(30)
+    assert until(lambda: not has_sessions(server.pid)), "the session's backend never went"
     sim.advance_clock(600)  # no session: it suspends itself
     assert settle(sim, project_id)[0]["current_state"] == "idle"
+
+
+def test_a_session_opened_as_the_compute_starts_keeps_it_active(sim):
+    """The start's operation has ended but no request has taken it in yet when the session opens."""
+    made = ok(call(sim, "POST", "/projects", json={"project": {"name": "busy"}}), 201)
+    project_id, uri = made["project"]["id"], made["connection_uris"][0]["connection_uri"]
+    session = subprocess.Popen([os.path.join(sim.state.real.bin_folder, "psql"), "-X", "-q", "-d", uri],
+                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = next(iter(cluster.process for key, cluster in sim.state.real.computes.items() if key[0] == project_id))
+    try:
+        session.stdin.write(b"SELECT 1;\n")
+        session.stdin.flush()
+        assert until(lambda: has_sessions(server.pid)), "the session's backend never showed"
+        sim.advance_clock(600)
+        assert settle(sim, project_id)[0]["current_state"] == "active"
+        assert server.poll() is None
+    finally:
+        session.stdin.close()
+        session.wait(30)
 
 
 def test_twenty_branches_made_at_once_each_run_their_own_server_with_their_own_data(sim):
@@ -327,19 +355,18 @@ def test_twenty_branches_made_at_once_each_run_their_own_server_with_their_own_d
 
     project_id, _main, uri = new_project(sim)
     rows(sim, uri, "CREATE TABLE t (branch text)")
+    # the operations they start end at once: no 423 between the clients, and the clock never moves on (a jump
+    # past the 300 s suspend timeout would suspend the computes made first)
+    sim.script_operations("*", duration=0, count=100)
 
     def make(number):
-        for _attempt in range(50):  # a 423 while another client's operations run: again, as a client does
-            answer = call(sim, "POST", "/projects/%s/branches" % project_id,
-                          json={"branch": {"name": "pr-%d" % number}, "endpoints": [{"type": "read_write"}]})
-            if answer.status_code != 423:
-                return ok(answer, 201)["connection_uris"][0]["connection_uri"]
-            sim.advance_clock(5)
-        raise AssertionError("the project stayed locked")
+        answer = call(sim, "POST", "/projects/%s/branches" % project_id,
+                      json={"branch": {"name": "pr-%d" % number}, "endpoints": [{"type": "read_write"}]})
+        return ok(answer, 201)["connection_uris"][0]["connection_uri"]
 
     with ThreadPoolExecutor(4) as pool:
         uris = list(pool.map(make, range(20)))
-    settle(sim, project_id)
+    ok(call(sim, "GET", "/projects/%s/endpoints" % project_id))
     assert len(sim.state.real.computes) == 21 and len({uri.split("@")[1] for uri in uris}) == 20
     for number, branch_uri in enumerate(uris):
         rows(sim, branch_uri, "INSERT INTO t VALUES ('pr-%d')" % number)
@@ -367,3 +394,112 @@ def test_a_reset_leaves_no_data_of_before_in_the_seeded_projects(sim):
     settle(sim, sim.demo_project_id)
     assert rows(sim, uri_of(sim, sim.demo_project_id, main["id"]),
                 "SELECT count(*) FROM pg_tables WHERE tablename = 'before_reset'") == ["0"]
+
+
+def test_a_connection_that_wakes_a_compute_logs_in_with_a_role_made_while_it_slept(sim):
+    project_id, main, _uri = new_project(sim)
+    endpoint = settle(sim, project_id)[0]
+    ok(call(sim, "POST", "/projects/%s/endpoints/%s/suspend" % (project_id, endpoint["id"])))
+    settle(sim, project_id)
+    ok(call(sim, "POST", "/projects/%s/branches/%s/roles" % (project_id, main["id"]), json={"role": {"name": "late"}}),
+       201)
+    sim.advance_clock(SETTLE)  # its operations end; no request has run since
+    assert rows(sim, uri_of(sim, project_id, main["id"], role="late"), "SELECT current_user") == ["late"]
+
+
+def test_a_seeded_child_has_its_parents_data_of_when_it_was_made_not_of_later(sim):
+    sim.advance_clock(60)  # the seeded operations in progress are over
+    project = sim.demo_project_id
+    branches = ok(call(sim, "GET", "/projects/%s/branches" % project))["branches"]
+    main = next(item for item in branches if item["default"])
+    child = next(item for item in branches if item.get("parent_id") == main["id"])
+    for branch in (main, child):
+        computes = ok(call(sim, "GET", "/projects/%s/branches/%s/endpoints" % (project, branch["id"])))["endpoints"]
+        if not computes:
+            ok(call(sim, "POST", "/projects/%s/endpoints" % project,
+                    json={"endpoint": {"branch_id": branch["id"], "type": "read_write"}}), 201)
+        else:
+            ok(call(sim, "POST", "/projects/%s/endpoints/%s/start" % (project, computes[0]["id"])))
+        settle(sim, project)
+        if branch is main:
+            rows(sim, uri_of(sim, project, main["id"]), "CREATE TABLE written_later (x int)")
+    assert rows(sim, uri_of(sim, project, child["id"]),
+                "SELECT count(*) FROM pg_tables WHERE tablename = 'written_later'") == ["0"]
+
+
+def test_a_database_deleted_and_made_again_while_suspended_is_a_new_one(sim):
+    project_id, main, _uri = new_project(sim)
+    path = "/projects/%s/branches/%s/databases" % (project_id, main["id"])
+    ok(call(sim, "POST", path, json={"database": {"name": "shop", "owner_name": "neondb_owner"}}), 201)
+    settle(sim, project_id)
+    rows(sim, uri_of(sim, project_id, main["id"], database="shop"), "CREATE TABLE old_items (id int)")
+    endpoint = settle(sim, project_id)[0]
+    ok(call(sim, "POST", "/projects/%s/endpoints/%s/suspend" % (project_id, endpoint["id"])))
+    settle(sim, project_id)
+    ok(call(sim, "DELETE", path + "/shop"))
+    settle(sim, project_id)
+    ok(call(sim, "POST", path, json={"database": {"name": "shop", "owner_name": "neondb_owner"}}), 201)
+    settle(sim, project_id)
+    assert rows(sim, uri_of(sim, project_id, main["id"], database="shop"),
+                "SELECT count(*) FROM pg_tables WHERE tablename = 'old_items'") == ["0"]
+
+
+def test_a_database_renamed_while_a_session_is_on_it_keeps_its_data(sim):
+    project_id, main, _uri = new_project(sim)
+    path = "/projects/%s/branches/%s/databases" % (project_id, main["id"])
+    ok(call(sim, "POST", path, json={"database": {"name": "shop", "owner_name": "neondb_owner"}}), 201)
+    settle(sim, project_id)
+    shop = uri_of(sim, project_id, main["id"], database="shop")
+    rows(sim, shop, "CREATE TABLE items (id int); INSERT INTO items VALUES (3)")
+    session = subprocess.Popen([os.path.join(sim.state.real.bin_folder, "psql"), "-X", "-q", "-d", shop],
+                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        ok(call(sim, "PATCH", path + "/shop", json={"database": {"name": "store"}}))
+        settle(sim, project_id)
+        assert rows(sim, uri_of(sim, project_id, main["id"], database="store"), "SELECT id FROM items") == ["3"]
+    finally:
+        session.stdin.close()
+        session.wait(30)
+
+
+def test_the_schema_of_a_database_made_while_no_compute_ran(sim):
+    project_id, main, _uri = new_project(sim)
+    endpoint = settle(sim, project_id)[0]
+    ok(call(sim, "POST", "/projects/%s/endpoints/%s/suspend" % (project_id, endpoint["id"])))
+    settle(sim, project_id)
+    ok(call(sim, "POST", "/projects/%s/branches/%s/databases" % (project_id, main["id"]),
+            json={"database": {"name": "empty", "owner_name": "neondb_owner"}}), 201)
+    settle(sim, project_id)
+    schema = ok(call(sim, "GET", "/projects/%s/branches/%s/schema" % (project_id, main["id"]),
+                     params={"db_name": "empty"}))["sql"]
+    assert "PostgreSQL database dump" in schema and "\\restrict" not in schema
+
+
+def test_a_restart_restarts_the_server_with_the_computes_pg_settings(sim):
+    project_id, _main, uri = new_project(sim)
+    endpoint = settle(sim, project_id)[0]
+    before = sim.state.real.computes[(project_id, endpoint["id"])].process.pid
+    ok(call(sim, "PATCH", "/projects/%s/endpoints/%s" % (project_id, endpoint["id"]),
+            json={"endpoint": {"settings": {"pg_settings": {"work_mem": "7MB"}}}}))
+    settle(sim, project_id)
+    assert rows(sim, uri, "SHOW work_mem") == ["7MB"]
+    middle = sim.state.real.computes[(project_id, endpoint["id"])].process.pid
+    ok(call(sim, "POST", "/projects/%s/endpoints/%s/restart" % (project_id, endpoint["id"])))
+    settle(sim, project_id)
+    after = sim.state.real.computes[(project_id, endpoint["id"])].process.pid
+    assert len({before, middle, after}) == 3
+    assert rows(sim, uri, "SHOW work_mem") == ["7MB"]
+
+
+def test_a_name_the_server_refuses_is_kept_in_the_errors_and_the_simulator_goes_on(sim):
+    project_id, main, uri = new_project(sim)
+    ok(call(sim, "POST", "/projects/%s/branches/%s/roles" % (project_id, main["id"]),
+            json={"role": {"name": "bad\u0000name"}}), 201)
+    settle(sim, project_id)
+    ok(call(sim, "POST", "/projects/%s/branches/%s/roles" % (project_id, main["id"]), json={"role": {"name": "good"}}),
+       201)
+    settle(sim, project_id)
+    errors = requests.get(sim.control_url + "/postgres", timeout=30).json()["errors"]
+    assert any("CREATE ROLE" in error and '"bad' in error for error in errors), errors
+    assert rows(sim, uri_of(sim, project_id, main["id"], role="good"), "SELECT current_user") == ["good"]
+    assert rows(sim, uri, "SELECT 1") == ["1"]
