@@ -54,7 +54,7 @@ def _pg_settings(endpoint):
 def _remapped(managed, branch):
     """What the API made in a copy's data, under the ids of ``branch``'s catalog (a copy's databases have ids of
     their own): a database is the same when its name is; one the catalog lacks stays recorded, to be dropped."""
-    by_name = {name: owner for name, owner in managed["databases"].values()}
+    by_name = dict(managed["databases"].values())  # name -> owner
     databases = {}
     for database in branch.databases.values():
         if database.name in by_name:

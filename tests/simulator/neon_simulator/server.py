@@ -136,7 +136,8 @@ class Simulator:
     def _real_computes(self):
         if not self.postgres:
             return None
-        from .real_computes import RealComputes  # pylint: disable=import-outside-toplevel  (the default starts faster)
+        # imported only here: the default simulator starts without it
+        from .real_computes import RealComputes  # pylint: disable=import-outside-toplevel
 
         return RealComputes(self.postgres_bin)
 
