@@ -16,7 +16,7 @@ import secrets
 import pytest
 
 from neon_simulator import Simulator
-from neon_testing import ROOT, ansible_env, galaxy_meta, run, tool
+from neon_testing import ROOT, ansible_env, galaxy_meta, real_computes_simulator, run, tool
 
 
 ECOSYSTEM_OPERATION_PACE = 0.25
@@ -37,16 +37,8 @@ def postgres_simulator():
     """A simulator like ``simulator`` whose computes are real PostgreSQL servers (--postgres), for the blocks
     that connect to a branch. Without PostgreSQL programs (the pgserver wheel of requirements-test.txt): skipped
     on a workstation, a failure in CI."""
-    from neon_simulator.pg_binaries import PostgresUnavailable
-
-    try:
-        fresh = Simulator(api_key=secrets.token_hex(32), seed=1, operation_pace=ECOSYSTEM_OPERATION_PACE,
-                          postgres=True)
-    except PostgresUnavailable as error:
-        if os.environ.get("CI"):
-            pytest.fail("CI must test the real computes: %s" % error)
-        pytest.skip(str(error))
-    with fresh:
+    with real_computes_simulator(api_key=secrets.token_hex(32), seed=1,
+                                 operation_pace=ECOSYSTEM_OPERATION_PACE) as fresh:
         yield fresh
 
 

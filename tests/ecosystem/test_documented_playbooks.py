@@ -41,7 +41,7 @@ import yaml
 
 from ecosystem_support import (CREDENTIAL_TYPE_FILE, FAKE_AWX_RECORD_ENV, fake_awx_calls, fake_awx_collection,
                                load_credential_type)
-from neon_testing import ROOT, ansible_env, tool
+from neon_testing import ROOT, ansible_env, psql, tool
 from test_simulator_package import check_guide_scene, check_guide_workflow
 
 PAGES = os.path.join(ROOT, "docs", "docsite", "rst")
@@ -830,11 +830,11 @@ def main_uri(scene):
 
 
 def real_rows(scene, uri, sql):
-    """The rows ``sql`` reads with psql over ``uri`` (a real compute of the simulator's --postgres mode)."""
-    done = subprocess.run([scene.env["PSQL"], "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", uri, "-c", sql],
-                          capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 0, scene.mask(done.stderr)
-    return done.stdout.splitlines()
+    """The rows ``sql`` reads with psql over ``uri`` (a real compute of the simulator's --postgres mode); what
+    psql said, masked, when it fails."""
+    status, text = psql(scene.sim, uri, sql)
+    assert status == 0, scene.mask(text)
+    return text.splitlines()
 
 
 def orders_and_a_failing_migration(scene):
@@ -846,7 +846,7 @@ def orders_and_a_failing_migration(scene):
     (compute,) = [endpoint for endpoint in scene.api("/projects/%s/branches/%s/endpoints" % (DEMO_PROJECT, main["id"]))[
         "endpoints"] if endpoint["type"] == "read_write"]
     scene.post("/projects/%s/endpoints/%s/start" % (DEMO_PROJECT, compute["id"]))
-    scene.env["PSQL"] = os.path.join(scene.sim.state.real.bin_folder, "psql")
+    scene.env["PSQL"] = os.path.join(scene.sim.state.real.bin_folder, "psql")  # the migration's
     uri, main = main_uri(scene)
     real_rows(scene, uri, "CREATE TABLE orders (id int PRIMARY KEY, total int); "
                           "INSERT INTO orders VALUES %s" % ", ".join("(%(id)d, %(total)d)" % row for row in GOOD_ORDERS))
@@ -869,7 +869,6 @@ def check_rollback(scene):
 
 def psql_on_path(scene):
     """The simulator's PostgreSQL programs (psql) first on the commands' PATH, as the page asks."""
-    scene.env["PSQL"] = os.path.join(scene.sim.state.real.bin_folder, "psql")
     scene.env["PATH"] = scene.sim.state.real.bin_folder + os.pathsep + os.environ.get("PATH", "")
     scene.values["logged"] = len(scene.sim.requests())
 

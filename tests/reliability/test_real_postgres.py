@@ -13,46 +13,23 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
-import subprocess
-
 import pytest
 
 import neon_reliability as rel
 from neon_reliability import failed, ok
+from neon_testing import psql, real_computes_simulator
+from neon_testing import psql_rows as rows
 
 
 @pytest.fixture(scope="module", name="pg_sim")
 def pg_sim_fixture(auth_key):
-    from neon_simulator import Simulator
-    from neon_simulator.pg_binaries import PostgresUnavailable
-
-    try:
-        simulator = Simulator(api_key=auth_key, operation_pace=0.1, postgres=True)
-    except PostgresUnavailable as error:
-        if os.environ.get("CI"):
-            pytest.fail("CI must test the real computes: %s" % error)
-        pytest.skip(str(error))
-    with simulator:
+    with real_computes_simulator(api_key=auth_key, operation_pace=0.1) as simulator:
         yield simulator
 
 
 def run(sim, module, **args):
     # a request that starts a server or copies a branch's data takes longer than the suite's 1 s
     return rel.task(sim, module, api_timeout=60, **args)
-
-
-def psql(sim, uri, sql):
-    done = subprocess.run([os.path.join(sim.state.real.bin_folder, "psql"), "-X", "-q", "-A", "-t",
-                           "-v", "ON_ERROR_STOP=1", "-d", uri, "-c", sql],
-                          capture_output=True, text=True, timeout=60, check=False)
-    return done.returncode, (done.stdout if done.returncode == 0 else done.stderr).strip()
-
-
-def rows(sim, uri, sql):
-    status, text = psql(sim, uri, sql)
-    assert status == 0, text
-    return text.splitlines()
 
 
 def test_a_pull_request_branch_gets_the_data_and_its_migration_stays_on_it(pg_sim):

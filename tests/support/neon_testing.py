@@ -106,3 +106,42 @@ def link_collection(base_dir):
         except OSError:
             shutil.copytree(ROOT, link, ignore=COPY_IGNORE)
     return str(base_dir)
+
+
+# ---------------------------------------------------------------------------------------------- real computes
+
+def real_computes_simulator(**kwargs):
+    """A started simulator whose computes are real PostgreSQL servers (``--postgres``), stopped by the caller's
+    ``with``. Without PostgreSQL programs (the pgserver wheel of requirements-test.txt) the test is skipped on a
+    workstation and fails in CI (``CI`` set): CI must test the real computes."""
+    from neon_simulator import Simulator
+    from neon_simulator.pg_binaries import PostgresUnavailable
+
+    try:
+        return Simulator(postgres=True, **kwargs)
+    except PostgresUnavailable as error:
+        if os.environ.get("CI"):
+            pytest.fail("CI must test the real computes: %s" % error)
+        pytest.skip(str(error))
+        raise  # not reached: skip raises
+
+
+def psql(sim, uri, sql):
+    """``sql`` run with the simulator's psql over the connection string ``uri``: (exit status, output or error)."""
+    done = subprocess.run([os.path.join(sim.state.real.bin_folder, "psql"), "-X", "-q", "-A", "-t",
+                           "-v", "ON_ERROR_STOP=1", "-d", uri, "-c", sql],
+                          capture_output=True, text=True, timeout=60, check=False)
+    return done.returncode, (done.stdout if done.returncode == 0 else done.stderr).strip()
+
+
+def psql_rows(sim, uri, sql):
+    """The rows ``sql`` reads over ``uri`` (unaligned, ``|`` between columns); the test fails when psql does."""
+    status, text = psql(sim, uri, sql)
+    assert status == 0, text
+    return text.splitlines()
+
+
+def psql_session(sim, uri):
+    """An open psql session over ``uri`` (its standard input a pipe: write to it, close it to end the session)."""
+    return subprocess.Popen([os.path.join(sim.state.real.bin_folder, "psql"), "-X", "-q", "-d", uri],
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -5,7 +5,7 @@
 PostgreSQL server on 127.0.0.1, reached with the connection strings the API answers, logged in with the
 passwords it answers; each branch has its own data.
 
-Rows are written and read with the ``psql`` of the same PostgreSQL programs. No test waits for wall time: the
+Rows are written and read with the ``psql`` of the same PostgreSQL programs (tests/support/neon_testing.py). No test waits for wall time: the
 simulator's clock is moved on past the operations, and the next request makes the servers match.
 Without PostgreSQL programs the module is skipped on a workstation and fails in CI (``CI`` set): the project's
 test requirements install them (the pgserver wheel).
@@ -14,15 +14,15 @@ test requirements install them (the pgserver wheel).
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 
 import pytest
 
 import requests
 from neon_simulator import Simulator
-from neon_simulator.pg_binaries import PostgresUnavailable
 from neon_simulator.pg_wake import has_sessions
+from neon_testing import psql, psql_session, real_computes_simulator
+from neon_testing import psql_rows as rows
 
 API_KEY = "sim-selftest-key-real-computes"
 SETTLE = 30
@@ -30,13 +30,7 @@ SETTLE = 30
 
 @pytest.fixture(scope="module", name="server")
 def server_fixture():
-    try:
-        simulator = Simulator(api_key=API_KEY, postgres=True)
-    except PostgresUnavailable as error:
-        if os.environ.get("CI"):
-            pytest.fail("CI must test the real computes: %s" % error)
-        pytest.skip(str(error))
-    with simulator:
+    with real_computes_simulator(api_key=API_KEY) as simulator:
         yield simulator
 
 
@@ -72,19 +66,6 @@ def settle(sim, project_id):
     """The operations ended (the clock moved past them) and the servers made to match (the next request)."""
     sim.advance_clock(SETTLE)
     return ok(call(sim, "GET", "/projects/%s/endpoints" % project_id))["endpoints"]
-
-
-def psql(sim, uri, sql):
-    """``sql`` run with psql over the URI: (exit status, output or error)."""
-    done = subprocess.run([os.path.join(sim.state.real.bin_folder, "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
-                           "-d", uri, "-c", sql], capture_output=True, text=True, timeout=60, check=False)
-    return done.returncode, (done.stdout if done.returncode == 0 else done.stderr).strip()
-
-
-def rows(sim, uri, sql):
-    status, text = psql(sim, uri, sql)
-    assert status == 0, text
-    return text.splitlines()
 
 
 def new_project(sim):
@@ -281,11 +262,7 @@ def test_without_postgres_nothing_changes(sim):
 
 
 def test_a_stopped_simulator_leaves_no_server_and_no_data():
-    try:
-        simulator = Simulator(api_key="short-lived", postgres=True)
-    except PostgresUnavailable as error:
-        pytest.skip(str(error))
-    with simulator:
+    with real_computes_simulator(api_key="short-lived") as simulator:
         made = requests.post(simulator.url + "/projects", json={"project": {}}, headers=simulator.headers,
                              timeout=60).json()
         simulator.advance_clock(SETTLE)
@@ -312,8 +289,7 @@ def test_a_connection_to_a_suspended_compute_wakes_it_as_neons_proxy_does(sim):
 
 def test_a_compute_with_a_session_open_does_not_suspend_itself_by_its_timeout(sim):
     project_id, _main, uri = new_project(sim)
-    session = subprocess.Popen([os.path.join(sim.state.real.bin_folder, "psql"), "-X", "-q", "-d", uri],
-                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    session = psql_session(sim, uri)
     server = sim.state.real.computes[(project_id, settle(sim, project_id)[0]["id"])].process
     try:
         session.stdin.write(b"SELECT 1;\n")
@@ -333,8 +309,7 @@ def test_a_session_opened_as_the_compute_starts_keeps_it_active(sim):
     """The start's operation has ended but no request has taken it in yet when the session opens."""
     made = ok(call(sim, "POST", "/projects", json={"project": {"name": "busy"}}), 201)
     project_id, uri = made["project"]["id"], made["connection_uris"][0]["connection_uri"]
-    session = subprocess.Popen([os.path.join(sim.state.real.bin_folder, "psql"), "-X", "-q", "-d", uri],
-                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    session = psql_session(sim, uri)
     server = next(iter(cluster.process for key, cluster in sim.state.real.computes.items() if key[0] == project_id))
     try:
         session.stdin.write(b"SELECT 1;\n")
@@ -451,8 +426,7 @@ def test_a_database_renamed_while_a_session_is_on_it_keeps_its_data(sim):
     settle(sim, project_id)
     shop = uri_of(sim, project_id, main["id"], database="shop")
     rows(sim, shop, "CREATE TABLE items (id int); INSERT INTO items VALUES (3)")
-    session = subprocess.Popen([os.path.join(sim.state.real.bin_folder, "psql"), "-X", "-q", "-d", shop],
-                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    session = psql_session(sim, shop)
     try:
         ok(call(sim, "PATCH", path + "/shop", json={"database": {"name": "store"}}))
         settle(sim, project_id)
