@@ -120,10 +120,16 @@ def real_computes_simulator(**kwargs):
     try:
         return Simulator(postgres=True, **kwargs)
     except PostgresUnavailable as error:
-        if os.environ.get("CI"):
-            pytest.fail("CI must test the real computes: %s" % error)
-        pytest.skip(str(error))
-        raise  # not reached: skip raises
+        require_real_computes(str(error))
+        raise  # not reached: skip and fail raise
+
+
+def require_real_computes(reason):
+    """A test of the real computes that cannot have them (``reason``): skipped on a workstation, failed in CI
+    (``CI`` set)."""
+    if os.environ.get("CI"):
+        pytest.fail("CI must test the real computes: %s" % reason)
+    pytest.skip(reason)
 
 
 def psql(sim, uri, sql):

@@ -50,6 +50,10 @@ def _parser():
     parser.add_argument("--postgres-bin", metavar="DIR",
                         help="the folder of the PostgreSQL programs for --postgres (default: $NEON_SIMULATOR_PG_BIN, "
                              "the pgserver package, pg_config --bindir, /usr/lib/postgresql/N/bin)")
+    parser.add_argument("--postgres-workdir", metavar="DIR",
+                        help="where --postgres keeps the data of its servers, in a new folder (default: "
+                             "$NEON_SIMULATOR_PG_WORKDIR, the temporary folder; run as root, the first of it, /tmp "
+                             "and /var/tmp that user nobody, who runs PostgreSQL then, can reach)")
     parser.add_argument("--scene", metavar="FILE",
                         help="set this scene at start, on top of the seeded data: users, organizations, projects "
                              "with their branches, API keys (JSON; YAML with PyYAML installed)")
@@ -90,9 +94,9 @@ def main(argv=None):
                               log_requests=args.log_requests, extra_keys=not args.only_bootstrap_key,
                               org_key_rate_limit=args.org_key_rate_limit or None,
                               operation_pace=args.operation_pace, postgres=args.postgres,
-                              postgres_bin=args.postgres_bin)
+                              postgres_bin=args.postgres_bin, postgres_workdir=args.postgres_workdir)
     except RuntimeError as error:  # pg_binaries.PostgresUnavailable, without importing it when not asked for
-        if not (args.postgres or args.postgres_bin):
+        if not (args.postgres or args.postgres_bin or args.postgres_workdir):
             raise
         print("--postgres: %s" % error, file=sys.stderr)
         return 2

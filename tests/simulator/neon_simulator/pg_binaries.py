@@ -12,9 +12,18 @@ Where they come from, first found wins (tests/simulator/README.md, "Real Postgre
 4. the newest ``/usr/lib/postgresql/N/bin`` (Debian's and Ubuntu's packages).
 
 PostgreSQL refuses to run as root. When the simulator runs as root (a container, a CI machine), every
-program that touches a data directory runs as ``nobody`` instead, with the data directories owned by it;
-if ``nobody`` cannot reach the programs (a virtualenv under ``/root``), they are copied once into the
-simulator's work folder first.
+program that touches a data directory runs as ``nobody`` instead, with the data directories owned by it. Then
+every folder that user needs must be reachable, each folder above it searchable by it:
+
+- the work folder (the data directories, their sockets and logs): a new folder in the first of
+  ``--postgres-workdir DIR`` (or ``$NEON_SIMULATOR_PG_WORKDIR``; only it, when given), the temporary folder
+  (``TMPDIR``), ``/tmp`` and ``/var/tmp`` that ``nobody`` can reach and whose path leaves room for a socket's;
+- the programs, with their ``lib`` and ``share``: when ``nobody`` cannot run them (a virtualenv in a private
+  clone, or under ``/root``), they are copied once into the work folder, with the libraries their run path
+  names relative to them (the pgserver wheel's ``pgserver.libs``).
+
+What cannot be had raises :class:`PostgresUnavailable` at once, saying what was checked and what to set; the
+real computes then make their first cluster at start (real_computes.py), so that nothing fails later unseen.
 """
 
 from __future__ import annotations
@@ -25,9 +34,18 @@ import os
 import pwd
 import re
 import shutil
+import stat
+import struct
 import subprocess
+import tempfile
 
 ENV_BIN = "NEON_SIMULATOR_PG_BIN"
+ENV_WORKDIR = "NEON_SIMULATOR_PG_WORKDIR"
+WORKDIR_PREFIX = "neon-sim-pg-"
+# a Unix socket's path is at most 107 bytes: PLACE/neon-sim-pg-XXXXXXXX/template/.s.PGSQL.65535 (or b12345/)
+SOCKET_PATH_MAX = 107
+SOCKET_ROOM = len("/" + WORKDIR_PREFIX + "XXXXXXXX" + "/template/.s.PGSQL.65535")
+SYSTEM_TEMP = ("/tmp", "/var/tmp")
 PROGRAMS = ("initdb", "postgres", "pg_basebackup", "psql", "pg_dump")
 RUN_AS_WHEN_ROOT = "nobody"
 
@@ -88,27 +106,162 @@ def find_bin(explicit=None):
         "or $%s (it needs %s)" % (ENV_BIN, ", ".join(PROGRAMS)))
 
 
-class Programs:
-    """Runs the server programs of ``folder``: as ``nobody`` when this process is root (see the module's text).
+def run_as():
+    """The (uid, gid) the programs run as: ``nobody``'s when this process is root, else None (this process's)."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        entry = pwd.getpwnam(RUN_AS_WHEN_ROOT)
+    except KeyError:
+        raise PostgresUnavailable("PostgreSQL refuses to run as root, and this machine has no user %s to run "
+                                  "it as" % RUN_AS_WHEN_ROOT) from None
+    return entry.pw_uid, entry.pw_gid
 
-    ``workdir`` is the simulator's own folder for data directories (made reachable by that user).
-    """
 
-    def __init__(self, folder, workdir):
-        self.workdir = workdir
-        self.user = None
-        if os.geteuid() == 0:
+def _passes(status, user):
+    """Whether ``user`` (uid, gid; no other group) may search the folder of ``status`` (the execute bit)."""
+    uid, gid = user
+    if uid == 0:
+        return True
+    if status.st_uid == uid:
+        return bool(status.st_mode & stat.S_IXUSR)
+    if status.st_gid == gid:
+        return bool(status.st_mode & stat.S_IXGRP)
+    return bool(status.st_mode & stat.S_IXOTH)
+
+
+def blocked_at(path, user):
+    """The first folder on the way to ``path`` (``path`` included, each folder from ``/`` down, along the path as
+    written and as its links resolve) that ``user`` cannot pass, with why: ``(folder, reason)``; None when every
+    one lets it through (or ``user`` is None: this process's own folders)."""
+    if user is None:
+        return None
+    for way in (os.path.abspath(path), os.path.realpath(path)):
+        folder = os.sep
+        for part in [part for part in way.split(os.sep) if part] + [None]:
             try:
-                entry = pwd.getpwnam(RUN_AS_WHEN_ROOT)
-            except KeyError:
-                raise PostgresUnavailable("PostgreSQL refuses to run as root, and this machine has no user %s to run "
-                                          "it as" % RUN_AS_WHEN_ROOT) from None
-            self.user = (entry.pw_uid, entry.pw_gid)
-            os.chmod(workdir, 0o755)
-            os.chown(workdir, *self.user)
+                status = os.stat(folder)
+            except OSError as error:
+                return folder, "cannot be read (%s)" % (error.strerror or error)
+            if not stat.S_ISDIR(status.st_mode):
+                return folder, "is not a folder"
+            if not _passes(status, user):
+                return folder, "has mode %04o (owner %d, group %d): user %s cannot pass it, which needs the " \
+                               "execute bit for others" % (stat.S_IMODE(status.st_mode), status.st_uid,
+                                                           status.st_gid, RUN_AS_WHEN_ROOT)
+            if part is None:
+                break
+            folder = os.path.join(folder, part)
+    return None
+
+
+def _workdir_problem(parent, user):
+    """Why ``parent`` cannot hold the work folder, or None."""
+    if not os.path.isdir(parent):
+        return "is not a folder"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return "cannot be written"
+    blocked = blocked_at(parent, user)
+    if blocked is not None:
+        itself = blocked[0] in (os.path.abspath(parent), os.path.realpath(parent))
+        return blocked[1] if itself else "%s %s" % blocked
+    if len(os.path.realpath(parent)) + SOCKET_ROOM > SOCKET_PATH_MAX:
+        return "is too long a path (%d bytes) for the servers' sockets in it (at most %d bytes in all)" % (
+            len(os.path.realpath(parent)), SOCKET_PATH_MAX)
+    return None
+
+
+def make_workdir(user, explicit=None, candidates=None):
+    """A new work folder, made reachable by ``user`` (see the module's text), in the first place that fits:
+    ``explicit`` (or ``$NEON_SIMULATOR_PG_WORKDIR``) alone when given, else each of ``candidates`` (default: the
+    temporary folder, /tmp and /var/tmp). :class:`PostgresUnavailable` says what was checked and what to set."""
+    explicit = explicit or os.environ.get(ENV_WORKDIR)
+    if explicit:
+        places = [explicit]
+    elif candidates is not None:
+        places = list(candidates)
+    else:
+        places = [tempfile.gettempdir()] + (list(SYSTEM_TEMP) if user is not None else [])
+    checked, seen = [], set()
+    for place in places:
+        if os.path.realpath(place) in seen:
+            continue
+        seen.add(os.path.realpath(place))
+        problem = _workdir_problem(place, user)
+        if problem is None:
+            workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX, dir=place)
+            if user is not None:
+                os.chmod(workdir, 0o755)
+                os.chown(workdir, *user)
+            return workdir
+        checked.append("%s: %s" % (place, problem))
+    who = ("user %s (PostgreSQL refuses root)" % RUN_AS_WHEN_ROOT) if user is not None else "this user"
+    raise PostgresUnavailable(
+        "no work folder for the real computes' data that %s can reach: %s. Set --postgres-workdir DIR or $%s "
+        "(or TMPDIR) to a folder with a short path that others may pass, as every folder above it (chmod o+x)"
+        % (who, "; ".join(checked), ENV_WORKDIR))
+
+
+def _origin_folders(program):
+    """The folders an ELF program's run path (RPATH, RUNPATH) names relative to it (``$ORIGIN/...``), resolved;
+    none for another kind of file."""
+    try:
+        with open(program, "rb") as handle:
+            data = handle.read()
+        if data[:4] != b"\x7fELF":
+            return []
+        wide, order = data[4] == 2, "<" if data[5] == 1 else ">"
+        if wide:
+            (table,), (size, count) = struct.unpack_from(order + "Q", data, 0x28), \
+                struct.unpack_from(order + "HH", data, 0x3A)
+            section, entry = order + "IIQQQQIIQQ", order + "qQ"
+        else:
+            (table,), (size, count) = struct.unpack_from(order + "I", data, 0x20), \
+                struct.unpack_from(order + "HH", data, 0x2E)
+            section, entry = order + "IIIIIIIIII", order + "iI"
+        sections = [struct.unpack_from(section, data, table + index * size) for index in range(count)]
+        paths = []
+        for _name, kind, _flags, _address, offset, length, link, _info, _align, _size in sections:
+            if kind != 6:  # SHT_DYNAMIC
+                continue
+            strings = sections[link][4]
+            for at in range(offset, offset + length, struct.calcsize(entry)):
+                tag, value = struct.unpack_from(entry, data, at)
+                if tag in (15, 29):  # DT_RPATH, DT_RUNPATH
+                    text = data[strings + value:data.index(b"\0", strings + value)].decode("utf-8", "replace")
+                    paths += text.split(":")
+    except (OSError, struct.error, IndexError, ValueError):
+        return []
+    origin = os.path.dirname(os.path.realpath(program))
+    return [os.path.normpath(path.replace("${ORIGIN}", origin).replace("$ORIGIN", origin))
+            for path in paths if path.startswith(("$ORIGIN", "${ORIGIN}"))]
+
+
+class Programs:
+    """Runs the server programs of ``folder``: as ``user`` (:func:`run_as`), copied into ``workdir`` (the
+    simulator's folder for data directories, see :func:`make_workdir`) when that user cannot run them there."""
+
+    def __init__(self, folder, workdir, user=None):
+        self.workdir = workdir
+        self.user = user
         self.folder = folder
-        if self.user is not None and not self._runs(folder):
-            self.folder = self._copied(folder)
+        why = self._cannot_run(folder) if user is not None else None
+        if why is not None:
+            self.folder = self._copied(folder, why)
+
+    def _cannot_run(self, folder):
+        """Why the user cannot run every program of ``folder`` with its lib and share, or None."""
+        tree = os.path.dirname(os.path.abspath(folder))
+        for needed in [folder] + [os.path.join(tree, name) for name in ("lib", "share")
+                                  if os.path.isdir(os.path.join(tree, name))]:
+            blocked = blocked_at(needed, self.user)
+            if blocked is not None:
+                return "%s %s" % blocked
+        for name in PROGRAMS:
+            problem = self._fails(os.path.join(folder, name))
+            if problem is not None:
+                return problem
+        return None
 
     def path(self, name):
         return os.path.join(self.folder, name)
@@ -118,21 +271,38 @@ class Programs:
             return {}
         return {"user": self.user[0], "group": self.user[1], "extra_groups": []}
 
-    def _runs(self, folder):
+    def _fails(self, program):
+        """Why ``program --version``, run as the user, fails (it cannot be reached, or a library of it), or None."""
         try:
-            return subprocess.run([os.path.join(folder, "postgres"), "--version"], capture_output=True, timeout=30,
-                                  check=False, **self._as_user()).returncode == 0
-        except (OSError, subprocess.SubprocessError):
-            return False
+            done = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=30, check=False,
+                                  **self._as_user())
+        except (OSError, subprocess.SubprocessError) as error:
+            return "%s: %s" % (program, error)
+        return None if done.returncode == 0 else "%s: %s" % (program, (done.stderr or done.stdout).strip())
 
-    def _copied(self, folder):
-        """The install tree of ``folder`` (its bin, lib and share) copied where the user can run it."""
+    def _copied(self, original, why):
+        """The install tree of ``original`` (its bin, lib and share), and the library folders its programs' run
+        path names relative to them, copied into the work folder as they lie to each other: the programs there
+        (``why``: why the user cannot run the original)."""
+        folder = os.path.realpath(original)
+        tree = os.path.dirname(folder)
+        libraries = {path for name in PROGRAMS for path in _origin_folders(os.path.join(folder, name))
+                     if os.path.isdir(path) and os.path.commonpath([path, tree]) not in (path, tree)}
+        # each folder once: not one inside another (nor the tree, nor one holding it: they stay where they are)
+        trees = [tree] + [path for path in sorted(libraries)
+                          if not any(os.path.commonpath([path, other]) == other for other in libraries - {path})]
+        base = os.path.commonpath(trees)
         target = os.path.join(self.workdir, "pginstall")
-        shutil.copytree(os.path.dirname(os.path.abspath(folder)), target, symlinks=True)  # keeps the modes
-        copied = os.path.join(target, "bin")
-        if not self._runs(copied):
-            raise PostgresUnavailable("user %s cannot run the PostgreSQL programs of %s, nor a copy of them"
-                                      % (RUN_AS_WHEN_ROOT, folder))
+        for source in trees:
+            shutil.copytree(source, os.path.join(target, os.path.relpath(source, base)), symlinks=True)  # keeps modes
+        copied = os.path.join(target, os.path.relpath(folder, base))
+        problem = self._cannot_run(copied)
+        if problem is not None:
+            raise PostgresUnavailable(
+                "user %s (PostgreSQL refuses root) cannot run the PostgreSQL programs of %s (%s), nor their copy "
+                "in %s (%s). Give programs it can run with --postgres-bin or $%s (e.g. /usr/lib/postgresql/N/bin "
+                "of the system's package), or run the simulator as another user than root"
+                % (RUN_AS_WHEN_ROOT, original, why, copied, problem, ENV_BIN))
         return copied
 
     def run(self, name, *args, timeout=120, stdin=None, env=None):

@@ -32,11 +32,10 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import tempfile
 import threading
 
 from .errors import NotSimulated
-from .pg_binaries import Programs, find_bin
+from .pg_binaries import RUN_AS_WHEN_ROOT, ENV_WORKDIR, PostgresUnavailable, Programs, find_bin, make_workdir, run_as
 from .pg_cluster import SUPERUSER_ROLE, Cluster, free_port, identifier, literal
 from .pg_wake import Waker, has_sessions
 
@@ -67,20 +66,24 @@ def _remapped(managed, branch):
 class RealComputes:
     """The real side of the simulator's branches and computes (see the module's text).
 
-    ``bin_folder``: the PostgreSQL programs (pg_binaries.find_bin when None).
+    ``bin_folder``: the PostgreSQL programs (pg_binaries.find_bin when None); ``workdir``: where their data go
+    (pg_binaries.make_workdir: a new folder in it; by default in the temporary folder, or a system one the user
+    the programs run as can reach). A first cluster is made and started at once: what keeps the programs from
+    running there raises :class:`~.pg_binaries.PostgresUnavailable` now, not at a later request unseen.
     """
 
-    def __init__(self, bin_folder=None):
+    def __init__(self, bin_folder=None, workdir=None):
         folder = find_bin(bin_folder)
-        self.workdir = tempfile.mkdtemp(prefix="neon-sim-pg-")
+        user = run_as()
+        self.workdir = make_workdir(user, workdir)
         try:
-            self.programs = Programs(folder, self.workdir)
+            self.programs = Programs(folder, self.workdir, user)
+            self._template = self._first_cluster(user)
         except BaseException:
             shutil.rmtree(self.workdir, ignore_errors=True)
             raise
         self.lock = threading.RLock()
         self.closed = False
-        self._template = None
         self._made = 0
         self.ports = set()   # every port given to a compute (never given twice)
         self.branches = {}   # (project id, branch id) -> Cluster
@@ -89,6 +92,17 @@ class RealComputes:
         self.errors = []     # what could not be applied (the control API's /postgres shows the newest)
         self._state = None   # the simulator's State, once it reconciled (what a wake starts the compute in)
         self.waker = Waker(self._wake)
+
+    def _first_cluster(self, user):
+        """The cluster every root branch starts from, made now: initdb, a start and a stop, as the servers run."""
+        try:
+            return Cluster.initialized(self.programs, os.path.join(self.workdir, "template"))
+        except (RuntimeError, OSError) as error:
+            raise PostgresUnavailable(
+                "the PostgreSQL programs of %s%s cannot make and start a cluster in %s: %s. Give other programs with "
+                "--postgres-bin, or another work folder with --postgres-workdir or $%s"
+                % (self.programs.folder, " run as %s" % RUN_AS_WHEN_ROOT if user is not None else "", self.workdir,
+                   error, ENV_WORKDIR)) from None
 
     @property
     def bin_folder(self):
@@ -135,8 +149,6 @@ class RealComputes:
         if parent is not None:
             cluster = self._copy(self.branches[(project_id, parent.id)], branch)
         else:
-            if self._template is None:
-                self._template = Cluster.initialized(self.programs, os.path.join(self.workdir, "template"))
             cluster = self._template.copy_to(self._folder("b"))
         self.branches[(project_id, branch.id)] = cluster
         # its children that have no data yet were made while it was as it is now: they start from it, now

@@ -109,7 +109,7 @@ class Simulator:
 
     def __init__(self, api_key=None, seed=1, host="127.0.0.1", port=0, rate_limit=None, clock=None,
                  allow_remote=False, log_requests=False, extra_keys=True, org_key_rate_limit=ORG_KEY_CREATE_RATE,
-                 operation_pace=1.0, postgres=False, postgres_bin=None):
+                 operation_pace=1.0, postgres=False, postgres_bin=None, postgres_workdir=None):
         if not allow_remote and not is_loopback(host):
             raise ValueError("refusing to listen on non-loopback host %r (pass allow_remote=True)" % host)
         self.host = host
@@ -119,7 +119,8 @@ class Simulator:
         if operation_pace <= 0:
             raise ValueError("operation_pace must be positive")
         # computes that are real PostgreSQL servers (real_computes.py); their data are removed at stop
-        self.postgres, self.postgres_bin = bool(postgres or postgres_bin), postgres_bin
+        self.postgres, self.postgres_bin = bool(postgres or postgres_bin or postgres_workdir), postgres_bin
+        self.postgres_workdir = postgres_workdir
         self.state = State(self.api_key, seed, self.clock, extra_keys, operation_pace, self._real_computes())
         self.fault_registry = FaultRegistry()
         self.request_log = RequestLog()
@@ -139,7 +140,7 @@ class Simulator:
         # imported only here: the default simulator starts without it
         from .real_computes import RealComputes  # pylint: disable=import-outside-toplevel
 
-        return RealComputes(self.postgres_bin)
+        return RealComputes(self.postgres_bin, self.postgres_workdir)
 
     def start(self):
         """Start serving in a daemon thread; returns the API base URL."""
