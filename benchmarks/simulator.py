@@ -4,11 +4,12 @@
 """9. The simulator itself: its start-up, and the cost of computes that are real PostgreSQL servers.
 
 - Start-up: ``python -m neon_simulator`` started as a process, until its first ``GET /projects`` is
-  answered; by default, and with ``--postgres`` (which makes no server until a compute needs one).
+  answered; by default, and with ``--postgres`` (which makes at start the fresh cluster every root branch
+  copies, and no compute's server until one needs it).
 - A branch with a running real compute, in a simulator of this process: ``POST .../branches`` with a
   read-write compute, its operations ended (the simulator's clock moved on), until ``psql`` runs
-  ``SELECT 1`` on the branch's connection string. The first project's compute comes before them (it
-  makes the fresh cluster every root branch copies, once per simulator).
+  ``SELECT 1`` on the branch's connection string. The first project's compute comes before them (its
+  first copy of that cluster).
 - Memory of each running compute: the proportional set size (PSS, from ``/proc/PID/smaps_rollup``: shared
   pages counted once in all) of its postmaster and all its processes, and their resident size (RSS).
 - ``branches`` (20) branches with running computes at once: all answer, their memory in all beside the
@@ -188,8 +189,9 @@ def rst(data, info, command, grid_table):
         ("simulator start-up, default (process start to the first answered request)",
          "%.2f s" % statistics.median(data["startup_default"]), "median of %d" % len(data["startup_default"])),
         ("simulator start-up, ``--postgres``", "%.2f s" % statistics.median(data["startup_postgres"]),
-         "median of %d; no server until a compute needs one" % len(data["startup_postgres"])),
-        ("first project with a running real compute (makes the fresh cluster every root branch copies)",
+         "median of %d; the first cluster made at start, no compute's server until one needs it"
+         % len(data["startup_postgres"])),
+        ("first project with a running real compute (the first copy of the cluster made at start)",
          "%.2f s" % real["first_compute_seconds"], "once per simulator"),
         ("a branch with a running real compute, until psql connects", "%.2f s" % statistics.median(seconds),
          "median of %d; slowest %.2f s" % (len(seconds), seconds[-1])),
