@@ -525,3 +525,61 @@ def test_http_429_on_an_organization_key_create_is_asked_again_and_gives_up_clea
     assert second["error"]["status"] == 429 and second["error"]["attempts"] == 3
     assert "gave up after 3 attempts" in second["msg"]
     assert [entry["status"] for entry in requests_since(sim, seq, ("POST",))] == [200, 429, 429, 429]
+
+
+# ---------------------------------------------------------------------------------------------- an interrupted run
+
+INTERRUPTED = "most likely no run kept its secret"
+
+
+def warnings_of(data):
+    """The warnings' text (ansible-core 2.19+ may wrap each in an object)."""
+    return json.dumps(data.get("warnings") or [])
+
+
+def test_a_never_used_key_that_a_killed_run_left_is_warned_about_not_made_again_and_rotated_away(sim):
+    # A run killed after the service created its key and before the task returned leaves just this: the key,
+    # made by the API, never used, and its secret in an answer nobody read.
+    name = rel.unique_name("killed")
+    left = rel.api(sim, "POST", "/api_keys", json={"key_name": name})
+    seq = last_seq(sim)
+
+    rerun = run(sim, name=name, diff=True)
+    data = ok(rerun)
+    assert data["changed"] is False and data["action"] == "none" and "key" not in data
+    assert data["api_key"]["id"] == left["id"] and data["api_key"]["last_used_at"] is None
+    warned = warnings_of(data)
+    assert "API key %d ('%s'), the newest active key of that name" % (left["id"], name) in warned
+    assert INTERRUPTED in warned and "run this task once with rotate=true to replace the key" in warned
+    assert_secrets_hidden(rerun, left["key"])
+    assert left["key"] not in rerun.text()
+    assert requests_since(sim, seq, CHANGES) == []
+    assert active_ids(sim, name) == [left["id"]]
+
+    # the schedule finds the key young: it says so, and how long the key would otherwise stay
+    scheduled = ok(run(sim, name=name, max_age_days=30))
+    assert scheduled["changed"] is False and scheduled["action"] == "none"
+    warned = warnings_of(scheduled)
+    assert INTERRUPTED in warned and "rotate=true instead of max_age_days" in warned
+    assert "max_age_days counts it as a new key, 0 days old, and would not replace it for 30 more days" in warned
+    assert active_ids(sim, name) == [left["id"]]
+
+    # the way out: one run with rotate=true, whose secret is returned and works
+    rotated = ok(run(sim, name=name, rotate=True))
+    assert rotated["changed"] is True and SECRET.match(rotated["key"]) and warnings_of(rotated) == "[]"
+    assert ids(rotated["revoked_keys"]) == [left["id"]]
+    ok(rel.run_module("api_key_info", rel.connection_args(sim, api_key=rotated["key"], name=name)))
+    quiet = ok(run(sim, name=name, max_age_days=30))
+    assert quiet["changed"] is False and quiet["api_key"]["id"] == rotated["api_key"]["id"]
+    assert warnings_of(quiet) == "[]"  # the new key has been used: nothing to warn about
+
+
+def test_a_used_newest_key_or_an_older_never_used_one_gives_no_warning(sim):
+    name = rel.unique_name("used")
+    older = rel.api(sim, "POST", "/api_keys", json={"key_name": name})
+    newest = ok(run(sim, name=name, rotate=True, keep=2))
+    assert ids(newest["revoked_keys"]) == [] and active_ids(sim, name) == [older["id"], newest["api_key"]["id"]]
+    ok(rel.run_module("auth_info", rel.connection_args(sim, api_key=newest["key"])))
+    again = ok(run(sim, name=name))
+    assert again["api_key"]["id"] == newest["api_key"]["id"] and again["api_key"]["last_used_at"] is not None
+    assert INTERRUPTED not in warnings_of(again)

@@ -107,6 +107,8 @@ class KeyTask:
                 "%d active API keys are named %r (ids %s); names are not unique, so none was created. "
                 "Use rotate=true to replace them with one new key, or keep to revoke all but the newest." % (
                     len(existing), name, self._describe(existing)))
+        if plan.warning:
+            self.warnings.append(plan.warning)  # the newest key was never used: maybe an interrupted run's
         shown = public_record(plan.kept[0])
         if not plan.revoke:
             return self._result(existing, existing, changed=False, api_key=shown, revoked_keys=[], **told)

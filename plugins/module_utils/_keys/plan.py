@@ -7,7 +7,8 @@ Nothing here sends a request. ``_keys/lifecycle.py`` carries the decisions out (
 the never-lose-a-secret rule); check mode shows them without acting.
 
 Times are the service's ``created_at`` and ``last_used_at`` (ISO 8601, UTC), compared with the
-controller's clock (docs/docsite/rst/key-rotation.rst).
+controller's clock (docs/docsite/rst/key-rotation.rst). ``last_used_at`` is null for a key never used
+(docs/docsite/rst/api-behaviour.rst, "API keys").
 """
 
 from __future__ import absolute_import, division, print_function
@@ -62,15 +63,17 @@ class Plan:
     ``action``: ``none`` (left alone), ``created`` (no key existed), ``rotated`` (a new key, older ones
     revoked as ``keep`` says), ``trimmed`` (no new key; keys beyond ``keep`` revoked).
     ``create``: whether a key is created. ``revoke``: the existing keys to revoke, newest first.
-    ``kept``: the existing keys left active, newest first. ``reason``: one sentence.
+    ``kept``: the existing keys left active, newest first. ``reason``: one sentence. ``warning``: a
+    sentence for the task's warnings, or None (``interrupted_run_warning``).
     """
 
-    def __init__(self, action, create, revoke, kept, reason):
+    def __init__(self, action, create, revoke, kept, reason, warning=None):
         self.action = action
         self.create = create
         self.revoke = revoke
         self.kept = kept
         self.reason = reason
+        self.warning = warning
 
 
 def plan_present(existing, now, name, rotate=False, max_age_days=None, keep=None):
@@ -111,7 +114,67 @@ def plan_present(existing, now, name, rotate=False, max_age_days=None, keep=None
         action = "none"
     if revoke and keep is not None:
         reason += "; keep=%d leaves the newest %s" % (keep, "key" if keep == 1 else "%d keys" % keep)
-    return Plan(action, create, revoke, kept, reason)
+    warning = None
+    if not create and never_used(kept[0]):
+        warning = interrupted_run_warning(kept[0], name, now, max_age_days)
+    return Plan(action, create, revoke, kept, reason, warning)
+
+
+def never_used(key):
+    """True when the listing says the key was never used (``last_used_at`` null); a record without the field
+    says nothing, so it is False."""
+    return "last_used_at" in key and key["last_used_at"] is None
+
+
+def _age_words(seconds):
+    """``45 seconds``, ``12 minutes``, ``5 hours``, ``3 days``: the largest whole unit."""
+    for unit, size in (("day", DAY), ("hour", 3600.0), ("minute", 60.0)):
+        if seconds >= size:
+            count = int(seconds // size)
+            return "%d %s%s" % (count, unit, "" if count == 1 else "s")
+    count = int(max(0, seconds))
+    return "%d second%s" % (count, "" if count == 1 else "s")
+
+
+def _creator(key):
+    """The creator's name as the listing gives it (an object with ``name``), or None."""
+    creator = key.get("created_by")
+    name = creator.get("name") if isinstance(creator, dict) else None
+    if isinstance(name, str) and 0 < len(name) <= 64 and name.isprintable():
+        return name
+    return None
+
+
+def interrupted_run_warning(key, name, now, max_age_days=None):
+    """What a task that creates no key says when the newest key of its name was never used.
+
+    A run stopped after the service created a key and before the task returned (an AWX job cancelled,
+    a runner lost: SIGKILL) leaves exactly that: a key nobody ever used, whose secret only the lost
+    answer held. The listing cannot tell it from a key whose secret a run did return and whose
+    consumers have not used it yet, so the sentence says "most likely", gives the key's age and
+    creator to tell them apart, and the way out: one run with ``rotate=true``.
+    """
+    moment = timestamp(key.get("created_at"))
+    if moment is None:
+        when = "at a time the listing does not give in a readable form"
+    else:
+        when = "%s ago (%s)" % (_age_words(now - moment), key["created_at"])
+    creator = _creator(key)
+    sentence = (
+        "API key %s (%r), the newest active key of that name, was created %s%s and has never been used, so most "
+        "likely no run kept its secret: a run stopped after the service created a key and before the task returned "
+        "(an AWX job cancelled, a runner lost) leaves such a key, and the service cannot show the secret again. If "
+        "you did not store it, run this task once with rotate=true%s to replace the key with one whose secret that "
+        "run returns in 'key'" % (
+            key.get("id"), name, when, " by %s" % creator if creator else "",
+            " instead of max_age_days" if max_age_days is not None else ""))
+    if max_age_days is not None and moment is not None:
+        age = max(0, int((now - moment) // DAY))
+        sentence += ("; until then max_age_days counts it as a new key, %d day%s old, and would not replace it for "
+                     "%d more day%s" % (age, "" if age == 1 else "s", max_age_days - age,
+                                        "" if max_age_days - age == 1 else "s"))
+    return sentence + (". If a run did return its secret (its consumers have not used the key yet, or another run "
+                       "of this task made it a moment ago), ignore this warning.")
 
 
 def kept_among_new(listed_after, known_ids, created):

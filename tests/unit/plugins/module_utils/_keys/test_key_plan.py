@@ -19,7 +19,9 @@ from hypothesis import strategies as st
 from ansible_collections.neon.cloud.plugins.module_utils._keys.plan import (
     PlanError,
     days_ago,
+    interrupted_run_warning,
     kept_among_new,
+    never_used,
     plan_present,
     timestamp,
     unused_for,
@@ -164,6 +166,86 @@ def test_running_the_task_again_right_after_changes_nothing(listing, max_age, ke
     after = list(plan.kept) + ([key(10_000, 0)] if plan.create else [])
     again = plan_present(after, NOW, "ci", max_age_days=max_age, keep=keep)
     assert (again.action, again.create, again.revoke) == ("none", False, [])
+
+
+# ---------------------------------------------------------------------------------------------- a never-used newest key
+
+# A run killed after the service created its key and before the task returned leaves the newest key of the name
+# never used, its secret lost; the rerun creates nothing and must say so (docs/docsite/rst/key-rotation.rst).
+
+def test_a_never_used_newest_key_left_alone_is_warned_about_with_the_way_out():
+    existing = [dict(key(2, 0.01), created_by={"id": "u-1", "name": "AWX runner"}), key(1, 100, 1)]
+    plan = plan_present(existing, NOW, "ci")
+    assert (plan.action, plan.create, plan.revoke) == ("none", False, [])
+    assert plan.warning == (
+        "API key 2 ('ci'), the newest active key of that name, was created 14 minutes ago (%s) by AWX runner and "
+        "has never been used, so most likely no run kept its secret: a run stopped after the service created a key "
+        "and before the task returned (an AWX job cancelled, a runner lost) leaves such a key, and the service "
+        "cannot show the secret again. If you did not store it, run this task once with rotate=true to replace the "
+        "key with one whose secret that run returns in 'key'. If a run did return its secret (its consumers have "
+        "not used the key yet, or another run of this task made it a moment ago), ignore this warning." % iso(0.01))
+
+
+def test_with_max_age_days_the_warning_says_the_schedule_counts_the_key_as_new():
+    plan = plan_present([key(2, 3.5), key(1, 40, 4)], NOW, "ci", max_age_days=30)
+    assert (plan.action, plan.create) == ("none", False)
+    assert "API key 2 ('ci')" in plan.warning and "created 3 days ago" in plan.warning
+    assert "run this task once with rotate=true instead of max_age_days" in plan.warning
+    assert "max_age_days counts it as a new key, 3 days old, and would not replace it for 27 more days" in plan.warning
+
+
+def test_a_trim_under_a_never_used_newest_key_warns_too():
+    plan = plan_present([key(3, 0.5), key(2, 31, 1), key(1, 61, 2)], NOW, "ci", max_age_days=30, keep=2)
+    assert (plan.action, ids(plan.kept), ids(plan.revoke)) == ("trimmed", [3, 2], [1])
+    assert plan.warning.startswith("API key 3 ('ci')")
+    assert "would not replace it for 30 more days" in plan.warning
+
+
+@pytest.mark.parametrize("existing, options", [
+    ([key(2, 1, 0.5), key(1, 5)], {}),                        # the newest was used (an older one never was)
+    ([dict(key(2, 1), last_used_at="2026-11-25T11:00:00Z")], {}),
+    ([], {}),                                                  # nothing existed: this run creates
+    ([key(2, 1)], {"rotate": True}),                           # this run creates: it holds the new secret
+    ([key(2, 31)], {"max_age_days": 30}),                      # due: this run creates
+    ([{"id": 2, "name": "ci", "created_at": iso(1)}], {}),     # no last_used_at at all: nothing is known
+], ids=["newest-used", "used-an-hour-ago", "none", "rotate", "max-age-due", "no-field"])
+def test_no_warning_when_the_newest_key_was_used_or_this_run_creates_one(existing, options):
+    assert plan_present(existing, NOW, "ci", **options).warning is None
+
+
+def test_a_never_used_key_with_an_unreadable_created_at_is_warned_about_without_an_age():
+    broken = dict(key(1, 10), created_at="last tuesday", created_by="a-uuid-string")
+    warning = plan_present([broken], NOW, "ci").warning
+    assert "was created at a time the listing does not give in a readable form and has never been used" in warning
+    assert "last tuesday" not in warning and "a-uuid-string" not in warning
+    assert "counts it as a new key" not in interrupted_run_warning(broken, "ci", NOW, max_age_days=30)
+
+
+def test_never_used_reads_only_an_explicit_null():
+    assert never_used(key(1, 1)) is True
+    assert never_used(key(1, 1, 0.5)) is False
+    assert never_used({"id": 1}) is False
+
+
+@pytest.mark.parametrize("days, words", [(0, "0 seconds"), (1.0 / 86400, "1 second"), (59.0 / 86400, "59 seconds"),
+                                         (1.0 / 24, "1 hour"), (25.0 / 24, "1 day"), (400, "400 days")])
+def test_the_age_is_said_in_its_largest_whole_unit(days, words):
+    assert "was created %s ago" % words in interrupted_run_warning(key(1, days), "ci", NOW)
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(listing=st.lists(st.tuples(st.integers(0, 400), st.floats(0, 400), st.one_of(st.none(), st.floats(0, 1))),
+                        max_size=6, unique_by=lambda item: item[0]),
+       rotate=st.booleans(), max_age=st.one_of(st.none(), st.integers(1, 100)), keep=st.one_of(st.none(), st.integers(1, 3)))
+def test_a_warning_exactly_when_nothing_is_created_and_the_newest_left_was_never_used(listing, rotate, max_age, keep):
+    if rotate and max_age is not None:
+        max_age = None
+    existing = [key(key_id, age, None if used is None else age * used) for key_id, age, used in listing]
+    plan = plan_present(existing, NOW, "ci", rotate=rotate, max_age_days=max_age, keep=keep)
+    expected = not plan.create and plan.kept[0]["last_used_at"] is None
+    assert (plan.warning is not None) == expected
+    if expected:
+        assert plan.warning.startswith("API key %d ('ci'), the newest active key" % plan.kept[0]["id"])
 
 
 # ---------------------------------------------------------------------------------------------- convergence
