@@ -29,6 +29,10 @@ description:
     keys of a rotation), the task fails with C(changed=true), RV(api_key) and the secret in RV(key), and
     its message names the keys left active. Register the result and store the secret in an C(always)
     section, as the examples show.
+  - When the task creates no key and the newest matching key was never used (its C(last_used_at) is null), a
+    warning says that most likely no run kept its secret - a run interrupted after the service created the key and
+    before the task returned leaves such a key - and how to replace it (once with O(rotate=true)). See the
+    R(guide, ansible_collections.neon.cloud.docsite.key_rotation) on what to do after an interrupted run.
   - O(max_age_days) makes rotation a schedule - run the task daily, and a new key is made only when the
     newest one is that old. O(keep) lets the previous key live on while its consumers move to the new one.
     See the R(guide on rotating keys without downtime, ansible_collections.neon.cloud.docsite.key_rotation).
