@@ -56,7 +56,7 @@ def _parents():
         if not entry.isdigit():
             continue
         try:
-            with open("/proc/%s/stat" % entry) as handle:
+            with open("/proc/%s/stat" % entry, encoding="utf-8", errors="replace") as handle:
                 stat = handle.read()
         except OSError:
             continue  # ended meanwhile
@@ -68,9 +68,11 @@ def _parents():
 def _tree(root):
     """``root`` and all its descendants."""
     parents = _parents()
-    found = [root]
-    for pid in found:
-        found.extend(child for child, parent in parents.items() if parent == pid and child not in found)
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(child for child, parent in parents.items() if parent == pid and child not in found)
     return found
 
 
@@ -85,7 +87,7 @@ def _command(pid):
 def _gone(pid):
     """True once ``pid`` no longer runs (ended, or a zombie nobody reaped yet)."""
     try:
-        with open("/proc/%d/stat" % pid) as handle:
+        with open("/proc/%d/stat" % pid, encoding="utf-8", errors="replace") as handle:
             stat = handle.read()
     except OSError:
         return True
@@ -106,7 +108,7 @@ def kill_tree(root):
         for pid in new:
             os.kill(pid, signal.SIGSTOP)
         stopped.extend(new)
-    commands = dict((pid, _command(pid)) for pid in stopped)
+    commands = {pid: _command(pid) for pid in stopped}
     for pid in stopped:
         os.kill(pid, signal.SIGKILL)
     return commands
@@ -126,7 +128,7 @@ def test_a_playbook_killed_after_its_key_was_created_leaves_one_key_and_the_reru
     seq = rel.last_seq(sim)
     sim.add_barrier(method="POST", path="/api/v2/api_keys", parties=2, timeout=HELD_FOR)
 
-    with open(str(tmp_path / "killed.out"), "w") as output:
+    with open(str(tmp_path / "killed.out"), "w", encoding="utf-8") as output:
         killed = _playbook(tmp_path, collection_parent, sim, name, stdout=output, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + STARTUP
