@@ -86,6 +86,8 @@ options:
       - O(keep=2) with O(max_age_days=30) means each key works for 60 days, and its consumers have 30 days to
         move to the next one.
       - Without it, O(state=present) leaves existing keys alone, and a rotation revokes every older matching key.
+      - When the task creates no key and the newest matching key was never used (perhaps one whose secret an
+        interrupted run lost), keys that were used are not revoked, with a warning; O(rotate=true) revokes them.
     type: int
   org_id:
     description:

@@ -116,7 +116,16 @@ def plan_present(existing, now, name, rotate=False, max_age_days=None, keep=None
         reason += "; keep=%d leaves the newest %s" % (keep, "key" if keep == 1 else "%d keys" % keep)
     warning = None
     if not create and never_used(kept[0]):
-        warning = interrupted_run_warning(kept[0], name, now, max_age_days)
+        # The newest key may be one whose secret no run kept: a key its consumers used is then perhaps the only
+        # one that works, so a trim leaves it (rotate=true, which returns a new secret, revokes it as keep says).
+        held = [item for item in revoke if item.get("last_used_at") is not None]
+        if held:
+            revoke = [item for item in revoke if item not in held]
+            kept = newest_first(kept + held)
+            action = "trimmed" if revoke else "none"
+            reason += "; key%s %s, used, not revoked while the newest key was never used" % (
+                "" if len(held) == 1 else "s", ", ".join(str(item.get("id")) for item in held))
+        warning = interrupted_run_warning(kept[0], name, now, max_age_days, held)
     return Plan(action, create, revoke, kept, reason, warning)
 
 
@@ -145,7 +154,7 @@ def _creator(key):
     return None
 
 
-def interrupted_run_warning(key, name, now, max_age_days=None):
+def interrupted_run_warning(key, name, now, max_age_days=None, held=()):
     """What a task that creates no key says when the newest key of its name was never used.
 
     A run stopped after the service created a key and before the task returned (an AWX job cancelled,
@@ -173,6 +182,11 @@ def interrupted_run_warning(key, name, now, max_age_days=None):
         sentence += ("; until then max_age_days counts it as a new key, %d day%s old, and would not replace it for "
                      "%d more day%s" % (age, "" if age == 1 else "s", max_age_days - age,
                                         "" if max_age_days - age == 1 else "s"))
+    if held:
+        sentence += ("; keep did not revoke the used key%s %s, which may be the only one%s whose secret your consumers "
+                     "hold: rotate=true revokes %s as keep says" % (
+                         "" if len(held) == 1 else "s", ", ".join(str(item.get("id")) for item in held),
+                         "" if len(held) == 1 else "s", "it" if len(held) == 1 else "them"))
     return sentence + (". If a run did return its secret (its consumers have not used the key yet, or another run "
                        "of this task made it a moment ago), ignore this warning.")
 

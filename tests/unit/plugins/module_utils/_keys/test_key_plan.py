@@ -195,10 +195,25 @@ def test_with_max_age_days_the_warning_says_the_schedule_counts_the_key_as_new()
 
 
 def test_a_trim_under_a_never_used_newest_key_warns_too():
-    plan = plan_present([key(3, 0.5), key(2, 31, 1), key(1, 61, 2)], NOW, "ci", max_age_days=30, keep=2)
+    plan = plan_present([key(3, 0.5), key(2, 31), key(1, 61)], NOW, "ci", max_age_days=30, keep=2)
     assert (plan.action, ids(plan.kept), ids(plan.revoke)) == ("trimmed", [3, 2], [1])
     assert plan.warning.startswith("API key 3 ('ci')")
     assert "would not replace it for 30 more days" in plan.warning
+
+
+def test_a_trim_under_a_never_used_newest_key_leaves_the_keys_consumers_used():
+    # keep=1, a rotation killed after the create: the newest key's secret is lost, the older one is what the
+    # consumers hold; revoking it would leave no working key
+    plan = plan_present([key(2, 0.01), key(1, 31, 0.02)], NOW, "ci", max_age_days=30, keep=1)
+    assert (plan.action, plan.create, ids(plan.kept), ids(plan.revoke)) == ("none", False, [2, 1], [])
+    assert "keep did not revoke the used key 1, which may be the only one whose secret your consumers hold: " \
+        "rotate=true revokes it as keep says" in plan.warning
+    # a never-used older key goes as keep says, a used one stays
+    plan = plan_present([key(3, 0.01), key(2, 31, 0.02), key(1, 61)], NOW, "ci", keep=1)
+    assert (plan.action, ids(plan.kept), ids(plan.revoke)) == ("trimmed", [3, 2], [1])
+    # the rotation then revokes it
+    plan = plan_present([key(3, 0.01), key(2, 31, 0.02)], NOW, "ci", rotate=True, keep=1)
+    assert (plan.action, plan.create, ids(plan.kept), ids(plan.revoke)) == ("rotated", True, [], [3, 2])
 
 
 @pytest.mark.parametrize("existing, options", [
