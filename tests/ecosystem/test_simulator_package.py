@@ -9,7 +9,9 @@ written.
   the console script and the pytest plugin, nothing but the package.
 - Installed into a new virtualenv (nothing of the work tree on its import path): ``neon-simulator`` and
   ``python -m neon_simulator`` start, answer with the key they printed, load a scene file, stop on SIGTERM.
-- The pytest plugin: the page's pytest.ini, scene and test file, run by that virtualenv's pytest.
+- The pytest plugin: the page's pytest.ini, scene and test file, run by that virtualenv's pytest; and in a
+  repository with the collection installed into ``collections/``, as the page installs it, where plain
+  ``pytest`` (and ``pytest .``) runs the user's tests and only those.
 - Scene files: the page's scene sets what the page says; JSON alike; wrong files refused naming the entry.
 - The page's SDK snippet, against a simulator.
 - The page's GitHub Actions workflow: its ``run:`` steps, in order, in a workspace holding the page's
@@ -44,7 +46,7 @@ import yaml
 from neon_simulator import Simulator
 from neon_simulator.__main__ import main as simulator_main
 from neon_simulator.scene_file import SceneError, apply_scene, load_scene, parse_scene
-from neon_testing import ROOT, SIMULATOR_DIR, galaxy_meta, run
+from neon_testing import ROOT, SIMULATOR_DIR, ansible_env, galaxy_meta, run, tool
 
 PAGE = os.path.join(ROOT, "docs", "docsite", "rst", "testing-without-neon.rst")
 DIRECTIVE = re.compile(r"^(\s*)\.\. code-block:: ([\w+]+)\s*$")
@@ -79,6 +81,13 @@ def page_block(language, first_line):
     found = [block for block in page_blocks(language) if block.splitlines()[0].strip() == first_line]
     assert len(found) == 1, "%s: %d %s blocks start with %r" % (PAGE, len(found), language, first_line)
     return found[0]
+
+
+def guide_test_file():
+    """The page's pytest test file: (its path in the user's repository, as its first line names it, its text)."""
+    found = [block for block in page_blocks("python") if re.match(r"^# (\S+/)?test_\w+\.py$", block.splitlines()[0])]
+    assert len(found) == 1, "%s: %d python blocks start with a test file's name" % (PAGE, len(found))
+    return found[0].splitlines()[0][2:], found[0]
 
 
 def guide_scene():
@@ -277,24 +286,73 @@ def test_the_next_test_starts_at_the_real_time(neon_simulator):
 '''
 
 
+def user_repository(path):
+    """The user's repository as the page has it: the scene, pytest.ini and the test file, each where the page
+    puts it. Returns the test file's path (relative) and the names of its tests."""
+    test_path, test_text = guide_test_file()
+    for name, text in ((SCENE_PATH, guide_scene()), ("pytest.ini", page_block("ini", "# pytest.ini")),
+                       (test_path, test_text)):
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+    return test_path, re.findall(r"^def (test_\w+)\(", test_text, re.MULTILINE)
+
+
 def test_the_pytest_fixture_as_the_guide_configures_it(package, tmp_path):
     """The page's pytest.ini, scene and test file, run by the virtualenv's pytest (the plugin found by its
-    entry point: nothing here imports it), plus a test of neon_simulator_env."""
+    entry point: nothing here imports it), plus a test of neon_simulator_env beside the page's."""
     bin_dir = package[1]
-    (tmp_path / "tests").mkdir()
-    (tmp_path / SCENE_PATH).write_text(guide_scene())
-    (tmp_path / "pytest.ini").write_text(page_block("ini", "# pytest.ini"))
-    (tmp_path / "test_neon.py").write_text(page_block("python", "# test_neon.py"))
-    (tmp_path / "test_env.py").write_text(PLUGIN_EXTRA_TEST)
+    test_path, names = user_repository(tmp_path)
+    (tmp_path / test_path).parent.joinpath("test_env.py").write_text(PLUGIN_EXTRA_TEST)
     ran = subprocess.run([os.path.join(bin_dir, "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
                          cwd=str(tmp_path), env=clean_env(), timeout=120, capture_output=True, text=True, check=False)
-    assert ran.returncode == 0 and re.search(r"^6 passed", ran.stdout, re.MULTILINE), ran.stdout[-4000:] + ran.stderr
+    expected = len(names) + len(re.findall(r"^def test_", PLUGIN_EXTRA_TEST, re.MULTILINE))
+    assert ran.returncode == 0 and re.search(r"^%d passed" % expected, ran.stdout, re.MULTILINE), (
+        ran.stdout[-4000:] + ran.stderr)
 
     # a scene the plugin cannot read fails the tests that ask for the fixture, saying which setting
     broken = subprocess.run([os.path.join(bin_dir, "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                             "-o", "neon_simulator_scene=missing.yml", "test_env.py"],
+                             "-o", "neon_simulator_scene=missing.yml",
+                             str((tmp_path / test_path).parent / "test_env.py")],
                             cwd=str(tmp_path), env=clean_env(), timeout=120, capture_output=True, text=True, check=False)
     assert broken.returncode != 0 and "neon_simulator_scene: cannot read the scene file" in broken.stdout, broken.stdout
+
+
+OTHER_COLLECTIONS_TEST = '''
+def test_of_another_collection():
+    raise AssertionError("a test of another installed collection ran")
+'''
+
+
+def test_plain_pytest_beside_the_installed_collection_runs_the_users_tests_only(package, tmp_path, collection_tarball):
+    """The user's repository with the collection installed into collections/, as "Installing it" does (the
+    tarball built from this work tree standing in for Galaxy), and the page's scene, pytest.ini and test file.
+    ``pytest .`` (a path given: the configuration's testpaths is not used) runs the page's tests and nothing
+    of the collection's own, which need its development set-up; plain ``pytest`` runs only the page's tests
+    with another collection, whose tests would fail, installed beside it too (the page's testpaths)."""
+    bin_dir = package[1]
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    test_path, names = user_repository(repo)
+    run([tool("ansible-galaxy"), "collection", "install", collection_tarball, "-p", "collections"],
+        cwd=str(repo), env=ansible_env(tmp_path), timeout=240)
+    installed = repo / "collections" / "ansible_collections" / "neon" / "cloud"
+    assert (installed / "tests" / "unit").is_dir() and (installed / "tests" / "conftest.py").is_file()  # shipped
+    expected = sorted("%s::%s PASSED" % (test_path, name) for name in names)
+
+    def users_tests_only(args):
+        ran = subprocess.run([os.path.join(bin_dir, "pytest"), "-rA"] + args, cwd=str(repo), env=clean_env(),
+                             timeout=180, capture_output=True, text=True, check=False)
+        shown = "pytest %s exited %d:\n%s%s" % (" ".join(args), ran.returncode, ran.stdout[-6000:], ran.stderr[-2000:])
+        reported = sorted(" ".join(reversed(line.split(" ", 1))) for line in ran.stdout.splitlines()
+                          if re.match(r"^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) ", line))
+        assert ran.returncode == 0 and reported == expected, shown
+        assert re.search(r"^=+ %d passed in " % len(names), ran.stdout, re.MULTILINE), shown
+
+    users_tests_only(["."])
+    other = repo / "collections" / "ansible_collections" / "other" / "thing" / "tests" / "unit"
+    other.mkdir(parents=True)
+    (other / "test_other.py").write_text(OTHER_COLLECTIONS_TEST)
+    users_tests_only([])
 
 
 # ---------------------------------------------------------------------------------------------- scene files
