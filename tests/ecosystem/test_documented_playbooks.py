@@ -1000,7 +1000,8 @@ BLOCKS = {
     "testing-without-neon.rst: The shop's database on staging, and a release branch": Covered(
         "test_simulator_package.py", "the page's CI workflow runs it twice against a simulator started with the "
         "page's scene (its project, its key) and asserts the second run sent no change"),
-    "testing-without-neon.rst: The projects are listed even when the service answers 503 twice": Run(),
+    "testing-without-neon.rst: The projects are listed even when the service answers 503 twice": Run(
+        group="fault injection"),
     "testing-without-neon.rst: The migration of pull request 42 on a branch of its own": Run(
         group="real computes", files={"migrations/0042.sql": "CREATE TABLE invoices (id bigint PRIMARY KEY);\n"},
         why="the pull request's migration"),
@@ -1060,6 +1061,7 @@ GROUPS = {
     "recovery: restore": Group(setup=orders_then_a_bad_change, check=check_point_in_time_restore),
     "recovery: rollback": Group(setup=orders_and_a_failing_migration, check=check_rollback, postgres=True),
     "real computes": Group(setup=psql_on_path, check=check_migrated_branch_gone, postgres=True),
+    "fault injection": Group(own_test="test_the_fault_injection_example_runs_twice_against_one_simulator"),
     "recovery-runbooks.rst": Group(check=check_recovery_page),
     "branch.py EXAMPLES": Group(check=check_branch_examples),
     "connection_info.py EXAMPLES": Group(check=check_connection_examples),
@@ -1206,3 +1208,16 @@ def test_the_pull_request_guide_on_each_event_of_a_pull_request(simulator, colle
     event("closed")
     assert branch_named(scene, project["id"], "pr-7") is None
     assert len(migrations(scene)) == 3 + attempt, "the migrations ran on close"
+
+
+def test_the_fault_injection_example_runs_twice_against_one_simulator(simulator, collection_parent, tmp_path):
+    """The page's play that injects two 503s and reads the request log, run twice against one simulator, as a
+    user reruns it against a simulator left running: the second run finds the first one's 503s in the log and
+    passes all the same."""
+    scene = Scene(simulator, tmp_path, collection_parent)
+    argv = prepare_group("fault injection", scene)
+    for attempt in range(2):
+        scene.command(argv)
+        refused = [entry for entry in simulator.requests() if entry["status"] == 503]
+        assert len(refused) == 2 * (attempt + 1), refused  # the log holds each run's two, never cleared here
+    assert len({entry["fault"] for entry in refused}) == 2, refused  # a fault of each run
