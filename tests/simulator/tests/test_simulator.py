@@ -360,6 +360,18 @@ def test_fault_status_with_retry_after_for_count_requests_then_normal(sim):
     assert faults == [added.json()["id"]] * 2 + [None]
 
 
+def test_a_fault_id_is_never_given_again_after_a_clear_or_a_reset(sim):
+    """A test counts its own fault's answers in the log by the fault's id (the guide's fault-injection play):
+    a fault added after the faults were cleared, or after a reset, has an id of its own."""
+    first = sim.add_fault(method="GET", path="/api/v2/projects", status=503)["id"]
+    assert call(sim, "GET", "/projects").status_code == 503
+    sim.clear_faults()
+    second = sim.add_fault(method="GET", path="/api/v2/projects", status=503)["id"]
+    sim.reset()
+    third = sim.add_fault(method="GET", path="/api/v2/projects", status=503)["id"]
+    assert len({first, second, third}) == 3, (first, second, third)
+
+
 def test_fault_locked_423_then_success(sim):
     sim.add_fault(method="*", path="/api/v2/projects", status=423)
     body = assert_error(call(sim, "GET", "/projects"), 423)
