@@ -212,13 +212,16 @@ class NeonClient:
     def delete(self, path):
         return self.request("DELETE", path)
 
-    def request(self, method, path, params=None, body=None, deadline=None, retry_locked=True):
+    def request(self, method, path, params=None, body=None, deadline=None, retry_locked=True, no_content=False):
         """Send one API request, retrying what is safe to retry.
 
         ``deadline`` (a ``self.clock`` value) stops retrying when the next wait would pass it,
         so that a caller with its own time limit is never held past it by more than one request
         (at most ``timeout`` seconds). ``retry_locked=False`` leaves an HTTP 423 to the caller,
         which waits for the project's operations instead of guessing a delay (_resources/task.py).
+        ``no_content=True`` says the operation's documented success carries nothing (no content,
+        or the document's empty object): an empty 2xx body is then its success, answered as None
+        (docs/docsite/rst/api-behaviour.rst, "Successes without a body").
         """
         method = method.upper()
         query = query_string(params)
@@ -233,7 +236,7 @@ class NeonClient:
             request_id = str(uuid.uuid4())
             headers["X-Request-ID"] = request_id
             try:
-                return self._attempt(method, url, shown_path, headers, data, request_id)
+                return self._attempt(method, url, shown_path, headers, data, request_id, no_content)
             except NeonAPIError as error:
                 if error.status == 401 and self._fallback_key is not None:
                     self.use_api_key(self._fallback_key)
@@ -259,7 +262,7 @@ class NeonClient:
             return error.retryable
         return False
 
-    def _attempt(self, method, url, shown_path, headers, data, request_id):
+    def _attempt(self, method, url, shown_path, headers, data, request_id, no_content=False):
         """One HTTP exchange: the decoded answer, or NeonAPIError."""
         self.requests_made += 1
         try:
@@ -274,6 +277,11 @@ class NeonClient:
         if answer.status == 204:
             # No Content: a DELETE of a branch, compute, role or database that is already gone
             # (docs/docsite/rst/api-behaviour.rst); there is no body to decode.
+            return None
+        if no_content and not answer.body.strip():
+            # An operation whose documented success has no body (the VPC endpoint assignments, a backup
+            # schedule's PUT): the empty answer is the success. Only there: where the document promises
+            # content, an empty body is a lost answer (a CDN's, a cut proxy's) and stays an error below.
             return None
         try:
             return decode_json(answer.body)

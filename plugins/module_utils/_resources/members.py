@@ -323,7 +323,8 @@ class OrganizationMember:
     def _remove(self, member):
         path = organization_path(self.org_id, "members", member["id"])
         try:
-            self.task.send("DELETE", path, None)
+            # Its success is the document's empty object; an empty body says the same (api-behaviour.rst).
+            self.task.send("DELETE", path, None, no_content=True)
         except NeonAPIError as error:
             if error.status == 404:
                 self.task.warnings.append("%s was removed from organization %s by another run at the same time." % (

@@ -116,10 +116,10 @@ class BackupSchedule:
         path = self._path(branch_id)
         try:
             # No project id: a 423 is retried by the client (the schedule's change starts no operation to wait for).
-            self.task.send("PUT", path, None, {"schedule": self.items})
+            # Its success is an empty object or, as Neon's API reference says, an empty body (api-behaviour.rst).
+            self.task.send("PUT", path, None, {"schedule": self.items}, no_content=True)
         except NeonAPIError as error:
-            if not (error.status == 200 and not error.body_excerpt):  # the service's documented "200, empty"
-                raise self.task.failure("Setting %s failed: %s" % (self.label, error.describe()), error)
+            raise self.task.failure("Setting %s failed: %s" % (self.label, error.describe()), error)
         self.task.did("%s was set" % self.label)
         self.task.kept["schedule"] = self._get(branch_id)
         return self.task.with_diff(self.task.result(), before, after)

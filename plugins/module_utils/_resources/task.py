@@ -149,11 +149,13 @@ class ResourceTask:
     def remaining(self):
         return self.deadline - self.client.clock()
 
-    def send(self, method, path, project_id, body=None):
-        """One change request. HTTP 423: wait for the project's running operations, then ask again."""
+    def send(self, method, path, project_id, body=None, no_content=False):
+        """One change request. HTTP 423: wait for the project's running operations, then ask again.
+        ``no_content``: its documented success has no body, so an empty one is its success (None)."""
         while True:
             try:
-                return self.client.request(method, path, body=body, retry_locked=project_id is None)
+                return self.client.request(method, path, body=body, retry_locked=project_id is None,
+                                           no_content=no_content)
             except NeonAPIError as error:
                 if error.status != 423 or project_id is None:  # no project's operations to wait for: the client's retries were all
                     raise
@@ -229,10 +231,11 @@ class ResourceTask:
             raise self.failure("%s. Looking again to find out whether it was carried out: %s" % (
                 error.describe(), refusal.msg), error)
 
-    def change(self, method, path, project_id, body, label):
-        """A PATCH, DELETE or action POST; its answer (None for 204). Fails with what was done before."""
+    def change(self, method, path, project_id, body, label, no_content=False):
+        """A PATCH, DELETE or action POST; its answer (None for 204, or for an empty body with ``no_content``).
+        Fails with what was done before."""
         try:
-            return self.send(method, path, project_id, body)
+            return self.send(method, path, project_id, body, no_content)
         except NeonAPIError as error:
             raise self.failure("%s failed: %s" % (label, error.describe()), error)
 

@@ -268,8 +268,9 @@ class VpcAssignment:
             what = "%s was %s" % (self.named, self.made)
         else:
             what = "the label of %s was changed from %r to %r" % (self.named, current["label"], after["label"])
+        # The answer has no documented body (api-behaviour.rst): what was set is what was sent.
         self.task.change("POST", self.path(), self.project_id(), {"label": after["label"]},
-                         "%s %s" % (self.making, self.named))
+                         "%s %s" % (self.making, self.named), no_content=True)
         self.task.did(what)
         self.keep(after)
         self.keep(self.after_change(after))
@@ -295,7 +296,7 @@ class VpcAssignment:
             self.task.changed = True
         else:
             try:
-                self.task.send("DELETE", self.path(), self.project_id())
+                self.task.send("DELETE", self.path(), self.project_id(), no_content=True)
             except NeonAPIError as error:
                 if error.status != NOT_FOUND:
                     raise self.task.failure("Removing %s failed: %s" % (self.named, error.describe()), error)

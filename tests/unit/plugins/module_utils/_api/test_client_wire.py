@@ -37,14 +37,16 @@ class RecordingHandler(BaseHTTPRequestHandler):
         status, payload, extra = self.server.answers.pop(0) if self.server.answers else (200, {"ok": True}, {})
         raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(raw)))
+        if raw:  # an answer without a body has no content type (as the service's 204 and its no-content 200s)
+            self.send_header("Content-Type", "application/json")
+        if status != 204:  # a 204 has no Content-Length either (RFC 9110, 8.6)
+            self.send_header("Content-Length", str(len(raw)))
         for name, value in extra.items():
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(raw)
 
-    do_GET = do_POST = do_DELETE = _handle
+    do_GET = do_POST = do_PUT = do_DELETE = _handle
 
     def log_message(self, *args):  # pylint: disable=arguments-differ
         pass
@@ -159,3 +161,63 @@ def test_redirects_are_not_followed(server):
     assert caught.value.status == 302
     assert str(caught.value).startswith("GET /projects failed: HTTP 302: ")
     assert len(server.seen) == 1
+
+
+# ---------------------------------------------------------------------------------------------- successes without a body
+# The document gives some successes no content: the VPC endpoint assignments' POST and DELETE answer 200 with no
+# body, a DELETE of what is gone 204 (docs/docsite/rst/api-behaviour.rst, "Successes without a body").
+
+VPC_RESTRICTION = api_path("projects", "bold-glade-61830452", "vpc_endpoints", "vpce-0a1b2c3d4e5f67890")
+
+
+@pytest.mark.parametrize("raw", [b"", b"  \r\n"], ids=["empty", "whitespace"])
+@pytest.mark.parametrize("method", ["POST", "DELETE", "PUT"])
+def test_an_empty_200_is_the_success_of_an_operation_without_content(server, method, raw):
+    server.answers.append((200, raw, {}))
+    client = client_for(server, retries=5)
+    body = {"label": "checkout"} if method != "DELETE" else None
+    assert client.request(method, VPC_RESTRICTION, body=body, no_content=True) is None
+    assert len(server.seen) == 1  # done once: nothing was asked again
+
+
+def test_an_operation_without_content_that_answers_an_object_gives_it(server):
+    server.answers.append((200, {}, {}))  # what the vendor's CLI fixtures answer for an assignment
+    assert client_for(server).request("POST", VPC_RESTRICTION, body={"label": "x"}, no_content=True) == {}
+
+
+@pytest.mark.parametrize("no_content", [False, True])
+def test_a_204_is_a_success_without_an_answer_for_any_operation(server, no_content):
+    server.answers.append((204, b"", {}))
+    path = api_path("projects", "p-1", "branches", "br-gone-1")
+    assert client_for(server).request("DELETE", path, no_content=no_content) is None
+    assert len(server.seen) == 1
+
+
+def test_an_empty_200_where_the_document_promises_content_is_not_taken_for_the_answer(server):
+    """A create's answer (here a key's secret) lost on the way: the POST may have been carried out, so it is not
+    repeated and not taken for a success without content; the caller finds out what happened."""
+    server.answers.append((200, b"", {}))
+    client = client_for(server, retries=5)
+    with pytest.raises(NeonAPIError) as caught:
+        client.post("/api_keys", {"key_name": "ci"})
+    assert "HTTP 200 but the body is not valid JSON: (empty body)" in str(caught.value)
+    assert caught.value.ambiguous and "so it was not repeated" in str(caught.value)
+    assert len(server.seen) == 1
+
+
+def test_an_empty_200_to_a_get_is_asked_again(server):
+    server.answers.extend([(200, b"", {}), (200, {"api_keys": []}, {})])
+    assert client_for(server, retries=2, sleep=lambda _seconds: None).get("/api_keys") == {"api_keys": []}
+    assert len(server.seen) == 2
+
+
+@pytest.mark.parametrize("raw", [b"<html><body>502 Bad Gateway</body></html>", b"{\"label\": ", b"ok"])
+def test_a_body_that_is_not_json_stays_an_error_where_no_content_is_documented(server, raw):
+    server.answers.append((200, raw, {}))
+    client = client_for(server, retries=5)
+    with pytest.raises(NeonAPIError) as caught:
+        client.request("POST", VPC_RESTRICTION, body={"label": "checkout"}, no_content=True)
+    shown = raw.decode().strip()
+    assert "POST %s failed: HTTP 200 but the body is not valid JSON: %s" % (VPC_RESTRICTION, shown) in str(caught.value)
+    assert caught.value.ambiguous and caught.value.body_excerpt == shown
+    assert len(server.seen) == 1  # the POST may have been carried out: never sent again
