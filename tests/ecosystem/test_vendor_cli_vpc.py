@@ -8,7 +8,8 @@ vendor's CLI works against it for what it has (`ip-allow`, `vpc`)").
 What the CLI does (governance-recovery-api-notes.md, section 3, NEONCTL vpc_endpoints.ts): `assign` (and its
 aliases `update`, `add`) POSTs `{label}` (an empty label without `--label`) and prints the answer; `status` GETs
 the endpoint's details; `list` prints the region's endpoints; `remove` DELETEs; `vpc project restrict` POSTs the
-project's restriction. The simulator answers the POSTs and DELETEs `{}`, as the CLI's fixtures do; its refusals
+project's restriction. The simulator answers the POSTs and DELETEs 200 with no body, as the document has it (the
+CLI's fixtures answer `{}`); the CLI prints `{}` for either. Its refusals
 (an endpoint not assigned to the project's organization, one removed for good) reach the user as the CLI prints
 errors.
 
@@ -48,7 +49,7 @@ def test_endpoint_assign_status_list_relabel_and_remove_for_good(simulator, cli)
     assert endpoint(cli, "list").json == []
     seq = last_seq(simulator)
     assigned = endpoint(cli, "assign", VPCE, "--label", "production-vpc")
-    assert assigned.json == {}  # the answer, printed as it is
+    assert assigned.json == {}  # what the CLI prints for the answer without a body
     assert requests_since(simulator, seq) == [("POST", region_path + "/" + VPCE, 200)]
     status = endpoint(cli, "status", VPCE).json
     assert (status["vpc_endpoint_id"], status["label"], status["state"], status["num_restricted_projects"]) == (

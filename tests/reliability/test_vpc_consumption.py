@@ -43,6 +43,12 @@ def warnings_of(result):
     return json.dumps(result.get("warnings"))
 
 
+def restricted(sim, vpce, project_id=CHECKOUT):
+    """The label of the project's restriction to ``vpce`` as the simulator holds it, or None."""
+    return {item["vpc_endpoint_id"]: item["label"]
+            for item in sim.state.vpc_summary()["projects"].get(project_id, [])}.get(vpce)
+
+
 def org_endpoint(vpce, region=REGION):
     return dict(org_id=ORG, region_id=region, vpc_endpoint_id=vpce)
 
@@ -244,6 +250,73 @@ def test_a_project_restriction_needs_the_endpoint_assigned_then_is_set_once_rela
     lifted = ok(run(sim, "project_vpc_endpoint", state="absent", **args))
     assert lifted["changed"] is True and "warnings" not in lifted
     assert ok(run(sim, "project_vpc_endpoint", state="absent", **args))["changed"] is False
+
+
+def test_a_restriction_s_answers_without_a_body_set_and_lift_it_once_and_reruns_change_nothing(sim):
+    """The service answers the restriction's POST and DELETE with 200 and no body, as the document has it (issue 37):
+    each is the success of one request, never an error after the change was made, and reruns send nothing."""
+    vpce = new_endpoint_id()
+    args = dict(project_id=CHECKOUT, vpc_endpoint_id=vpce)
+    path = "/api/v2/projects/%s/vpc_endpoints/%s" % (CHECKOUT, vpce)
+    ok(run(sim, "vpc_endpoint", label="prod", **org_endpoint(vpce)))  # its POST is answered without a body too
+
+    seq = last_seq(sim)
+    made = ok(run(sim, "project_vpc_endpoint", label="checkout", **args))
+    assert made["changed"] is True and made["vpc_endpoint"] == {"vpc_endpoint_id": vpce, "label": "checkout"}
+    assert "warnings" not in made and changes_since(sim, seq) == [("POST", path)]
+    assert [entry["status"] for entry in sim.requests(since=seq) if entry["method"] == "POST"] == [200]
+    assert restricted(sim, vpce) == "checkout"
+
+    seq = last_seq(sim)
+    again = ok(run(sim, "project_vpc_endpoint", label="checkout", **args))
+    assert again["changed"] is False and changes_since(sim, seq) == []
+
+    seq = last_seq(sim)
+    relabelled = ok(run(sim, "project_vpc_endpoint", diff=True, label="checkout-prod", **args))
+    assert relabelled["changed"] is True and changes_since(sim, seq) == [("POST", path)]
+    assert relabelled["diff"] == {"before": {"vpc_endpoint_id": vpce, "label": "checkout"},
+                                  "after": {"vpc_endpoint_id": vpce, "label": "checkout-prod"}}
+
+    seq = last_seq(sim)
+    lifted = ok(run(sim, "project_vpc_endpoint", state="absent", **args))
+    assert lifted["changed"] is True and changes_since(sim, seq) == [("DELETE", path)]
+    assert lifted["vpc_endpoint"] == {"vpc_endpoint_id": vpce, "label": "checkout-prod"}
+    assert restricted(sim, vpce) is None
+    seq = last_seq(sim)
+    assert ok(run(sim, "project_vpc_endpoint", state="absent", **args))["changed"] is False
+    assert changes_since(sim, seq) == []
+
+    # what the tasks above were answered: 200, no body, no content type
+    for method in ("POST", "DELETE"):
+        answer = requests.request(method, sim.url + path[len("/api/v2"):], json={"label": "x"} if method == "POST"
+                                  else None, headers={"Authorization": "Bearer " + sim.api_key}, timeout=10)
+        assert (answer.status_code, answer.content, answer.headers.get("Content-Type")) == (200, b"", None)
+
+
+def test_a_restriction_answered_a_blank_body_is_set_and_one_that_is_not_json_fails_once_and_a_rerun_converges(sim):
+    """A success without content may come as whitespace: still the success. A body that is not JSON (a CDN's page)
+    is no answer the document gives: the task fails saying the POST may have been carried out, it is not sent
+    again, and a rerun finds the restriction set."""
+    vpce = new_endpoint_id()
+    args = dict(project_id=CHECKOUT, vpc_endpoint_id=vpce)
+    path = "/api/v2/projects/%s/vpc_endpoints/%s" % (CHECKOUT, vpce)
+    ok(run(sim, "vpc_endpoint", label="prod", **org_endpoint(vpce)))
+    sim.add_fault(method="POST", path=path, status=200, body=" \r\n", apply=True)
+    seq = last_seq(sim)
+    blank = ok(run(sim, "project_vpc_endpoint", label="checkout", **args))
+    assert blank["changed"] is True and changes_since(sim, seq) == [("POST", path)]
+    assert restricted(sim, vpce) == "checkout"
+
+    sim.add_fault(method="POST", path=path, status=200, body="<html><body>upstream reset</body></html>", apply=True)
+    seq = last_seq(sim)
+    garbled = failed(run(sim, "project_vpc_endpoint", label="relabelled", **args))
+    assert "HTTP 200 but the body is not valid JSON: <html><body>upstream reset</body></html>" in garbled["msg"]
+    assert "may have been carried out, so it was not repeated" in garbled["msg"]
+    assert changes_since(sim, seq) == [("POST", path)]
+    seq = last_seq(sim)
+    assert restricted(sim, vpce) == "relabelled"  # carried out, as the message says it may have been
+    rerun = ok(run(sim, "project_vpc_endpoint", label="relabelled", **args))
+    assert rerun["changed"] is False and changes_since(sim, seq) == []
 
 
 def test_a_project_that_does_not_exist_is_named_and_nothing_is_sent(sim):

@@ -43,7 +43,8 @@ def _org(org_id):
 
 
 class NetworkingRoutes:
-    """The handlers, mixed into SimulatorApp: each answers (status, payload)."""
+    """The handlers, mixed into SimulatorApp: each answers (status, payload). The document gives the assignments'
+    POST and DELETE (an organization's and a project's) a 200 without content: they answer no body (None)."""
 
     def _api_list_org_vpc_endpoints_all_regions(self, request, key, org_id):
         del request
@@ -58,23 +59,26 @@ class NetworkingRoutes:
         return 200, self.state.api_get_org_vpc_endpoint(key, _org(org_id), region_id, vpc_endpoint_id)
 
     def _api_assign_org_vpc_endpoint(self, request, key, org_id, region_id, vpc_endpoint_id):
-        return 200, self.state.api_assign_org_vpc_endpoint(key, _org(org_id), region_id, vpc_endpoint_id,
-                                                           json_body(request))
+        self.state.api_assign_org_vpc_endpoint(key, _org(org_id), region_id, vpc_endpoint_id, json_body(request))
+        return 200, None
 
     def _api_delete_org_vpc_endpoint(self, request, key, org_id, region_id, vpc_endpoint_id):
         del request
-        return 200, self.state.api_delete_org_vpc_endpoint(key, _org(org_id), region_id, vpc_endpoint_id)
+        self.state.api_delete_org_vpc_endpoint(key, _org(org_id), region_id, vpc_endpoint_id)
+        return 200, None
 
     def _api_list_project_vpc_endpoints(self, request, key, project_id):
         del request
         return 200, self.state.api_list_project_vpc_endpoints(key, project_id)
 
     def _api_restrict_project_vpc_endpoint(self, request, key, project_id, vpc_endpoint_id):
-        return 200, self.state.api_restrict_project_vpc_endpoint(key, project_id, vpc_endpoint_id, json_body(request))
+        self.state.api_restrict_project_vpc_endpoint(key, project_id, vpc_endpoint_id, json_body(request))
+        return 200, None
 
     def _api_unrestrict_project_vpc_endpoint(self, request, key, project_id, vpc_endpoint_id):
         del request
-        return 200, self.state.api_unrestrict_project_vpc_endpoint(key, project_id, vpc_endpoint_id)
+        self.state.api_unrestrict_project_vpc_endpoint(key, project_id, vpc_endpoint_id)
+        return 200, None
 
     def _control_vpc_endpoints(self, request):
         del request

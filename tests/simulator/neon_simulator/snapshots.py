@@ -422,7 +422,8 @@ class SnapshotsMixin:
             return {"schedule": [dict(item) for item in self._book(project).schedules.get(branch.id, [])]}
 
     def api_set_backup_schedule(self, key, project_id, branch_id, body):
-        """PUT .../branches/{id}/backup_schedule: ``{schedule: [...]}``, the whole schedule; 200 with an empty body."""
+        """PUT .../branches/{id}/backup_schedule: ``{schedule: [...]}``, the whole schedule; 200 with the document's
+        EmptyResponse, ``{}`` (neon-v2-openapi 2026-06, setSnapshotSchedule)."""
         items = check_schedule(body)
         with self.lock:
             project = self._reachable(key, project_id)
@@ -430,4 +431,4 @@ class SnapshotsMixin:
             if items and not self._paid(project):
                 raise Forbidden(MESSAGE_SCHEDULE_PLAN)
             self._book(project).schedules[branch.id] = items
-            return None
+            return {}

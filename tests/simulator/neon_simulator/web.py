@@ -30,9 +30,12 @@ def status_line(code):
 
 
 def json_response(status, payload):
-    """``payload`` as JSON; None: no body at all (a 204)."""
+    """``payload`` as JSON; None: no body at all and no content type (a 204, or a success the document gives no
+    content, such as a VPC endpoint's assignment: Content-Length 0)."""
     if payload is None:
-        return Response(status=status)
+        response = Response(status=status)
+        del response.headers["Content-Type"]
+        return response
     return Response(json.dumps(payload, separators=(",", ":")), status=status, content_type="application/json")
 
 

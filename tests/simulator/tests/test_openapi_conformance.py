@@ -11,7 +11,10 @@ answer is recorded under the document operation its request names. Then, per ope
 
 - every answer of the scenario has a status the operation documents (a success status explicitly; an error
   status explicitly or through ``default``) and a body valid against that response's schema (``$ref``s
-  resolved, OpenAPI 3.0's ``nullable`` honoured, ``date-time`` and integer formats checked);
+  resolved, OpenAPI 3.0's ``nullable`` honoured, ``date-time`` and integer formats checked), with a JSON content
+  type; where that response has no content (a 204, the VPC endpoint assignments' 200), no body at all
+  (Content-Length 0, no JSON content type; not even ``{}``), since the client takes an empty body as success only
+  there (issue 37);
 - the operation was answered with a success at least once, or, not served, a probe of it was answered
   **501** ``NOT_SIMULATED`` naming it. A route added for an operation the scenario does not drive fails
   here until the scenario drives it.
@@ -182,22 +185,38 @@ def response_spec(operation, status):
     return spec
 
 
-def answer_problems(operation, status, body_bytes):
-    """What is wrong with an answer to ``operation`` by the document: its status, then its body."""
+def documents_content(spec):
+    """Whether a documented response has content (a body); a 204 and a VPC assignment's 200 have none."""
+    return bool(spec.get("content"))
+
+
+def answer_problems(operation, status, body_bytes, headers):
+    """What is wrong with an answer to ``operation`` by the document: its status, then its body and content type."""
     spec = response_spec(operation, status)
     if spec is None:
         return ["status %d is not documented (documented: %s)" % (status, ", ".join(operation.spec["responses"]))]
+    content_type = headers.get("Content-Type", "")
+    if not documents_content(spec):
+        # no content documented: no body at all, as the service answers (not even {}), and nothing called JSON
+        problems = []
+        if body_bytes:
+            problems.append("status %d documents no content, answered a body: %r" % (status, body_bytes[:200]))
+        if headers.get("Content-Length", "0") != "0":
+            problems.append("status %d documents no content, answered Content-Length %s" % (
+                status, headers["Content-Length"]))
+        if "json" in content_type:
+            problems.append("status %d documents no content, answered Content-Type %s" % (status, content_type))
+        return problems
     schema = (spec.get("content") or {}).get("application/json", {}).get("schema")
-    if schema is None:
-        # no body documented: none at all (a 204 cannot have one), or an empty JSON object for another status
-        if body_bytes.strip() and (status == 204 or body_bytes.strip() != b"{}"):
-            return ["status %d documents no body, answered %r" % (status, body_bytes[:200])]
-        return []
+    if not body_bytes.strip():
+        return ["status %d documents content, answered no body" % status]
+    if content_type.split(";")[0].strip() != "application/json":
+        return ["status %d documents JSON, answered Content-Type %r" % (status, content_type)]
     try:
         body = json.loads(body_bytes)
     except ValueError:
         return ["status %d: the body is not JSON: %r" % (status, body_bytes[:200])]
-    return ["status %d: %s" % (status, problem) for problem in schema_problems(schema, body)]
+    return ["status %d: %s" % (status, problem) for problem in schema_problems(schema or {}, body)]
 
 
 # ---------------------------------------------------------------------- the scenario
@@ -206,14 +225,14 @@ class Client:
 
     def __init__(self, sim):
         self.sim = sim
-        self.answers = {}  # operation id -> [(method, path, status, body bytes)]
+        self.answers = {}  # operation id -> [(method, path, status, body bytes, headers)]
         self.extras = []  # answers of the undocumented routes
 
     def call(self, method, path, expect=200, key=API_KEY, **kwargs):
         headers = {"Authorization": "Bearer " + key, "X-Request-ID": str(uuid.uuid4())}
         response = requests.request(method, self.sim.url + path, headers=headers, timeout=10, **kwargs)
         operation, _methods = DOCUMENT.match(method, path.partition("?")[0])
-        record = (method, path, response.status_code, response.content)
+        record = (method, path, response.status_code, response.content, response.headers)
         if operation is None:
             self.extras.append(record)
         else:
@@ -464,12 +483,12 @@ def _probe(api, operation, ids):
     body = {} if operation.method in ("POST", "PUT", "PATCH") else None
     response = requests.request(operation.method, api.sim.url + path, json=body, timeout=10,
                                 headers={"Authorization": "Bearer " + API_KEY})
-    return operation.method, path, response.status_code, response.content
+    return operation.method, path, response.status_code, response.content, response.headers
 
 
 @pytest.fixture(scope="module", name="answers")
 def answers_fixture(server):
-    """The scenario's answers (operation id -> [(method, path, status, body)]), the probes' of the operations it
+    """The scenario's answers (operation id -> [(method, path, status, body, headers)]), the probes' of the operations it
     did not drive, and the undocumented routes' answers."""
     server.reset()
     api = Client(server)
@@ -509,16 +528,16 @@ def _operation_cases():
 def test_operation(answers, operation):
     """Served: every answer conforms and one at least is a success; not served: 501 naming the operation."""
     recorded = answers["answers"].get(operation.operation_id, [])
-    problems = ["%s %s: %s" % (method, path, problem)
-                for method, path, status, body in recorded for problem in answer_problems(operation, status, body)]
+    problems = ["%s %s: %s" % (method, path, problem) for method, path, status, body, headers in recorded
+                for problem in answer_problems(operation, status, body, headers)]
     assert not problems, "\n".join(problems)
-    if any(200 <= status < 300 for _method, _path, status, _body in recorded):
+    if any(200 <= status < 300 for _method, _path, status, _body, _headers in recorded):
         return
     assert not recorded, "the scenario drove %s but had no success answer" % operation
-    method, path, status, body = answers["probes"][operation.operation_id]
+    method, path, status, body, headers = answers["probes"][operation.operation_id]
     assert status == 501, ("%s %s answered %d, not 501: a served operation the scenario does not drive yet (add it "
                            "to the scenario)" % (method, path, status))
-    assert not answer_problems(operation, status, body)  # a GeneralError, by `default`
+    assert not answer_problems(operation, status, body, headers)  # a GeneralError, by `default`
     error = json.loads(body)
     assert error["code"] == "NOT_SIMULATED"
     named = "%s (%s %s)" % (operation.operation_id, operation.method, operation.template)
@@ -546,7 +565,7 @@ def _recorded_cases():
 @pytest.mark.parametrize("operation_id", _recorded_cases())
 def test_recorded_live_fields(answers, operation_id):
     """Each field the live service was recorded sending in an answer is in the simulator's successes too."""
-    successes = [json.loads(body) for _method, _path, status, body
+    successes = [json.loads(body) for _method, _path, status, body, _headers
                  in answers["answers"].get(operation_id, []) if 200 <= status < 300 and body]
     # comparable: every list the recordings name has items, as in the recordings (an empty page has no cursor)
     lists = [where for where in RECORDED[operation_id] if where.endswith("[]")]
@@ -573,15 +592,16 @@ def test_routes_are_documented(server):
 
 
 def test_undocumented_routes_answer_their_component_schema(answers):
-    """The backup schedule routes the document lacks answer its BackupSchedule schema (GET) and no body (PUT)."""
-    seen = {(method, status) for method, _path, status, _body in answers["extras"]}
+    """The backup schedule routes the document lacks answer its BackupSchedule schema (GET) and, as the 2026-06
+    document has it (setSnapshotSchedule), its EmptyResponse, ``{}`` (PUT)."""
+    seen = {(method, status) for method, _path, status, _body, _headers in answers["extras"]}
     assert seen == {("GET", 200), ("PUT", 200)}
-    for method, _path, _status, body in answers["extras"]:
-        if method == "GET":
-            assert not schema_problems({"$ref": "#/components/schemas/BackupSchedule"},
-                                       json.loads(body))
-        else:
-            assert body.strip() in (b"", b"{}")
+    for method, _path, _status, body, headers in answers["extras"]:
+        assert headers["Content-Type"] == "application/json"
+        schema = "BackupSchedule" if method == "GET" else "EmptyResponse"
+        assert not schema_problems({"$ref": "#/components/schemas/" + schema}, json.loads(body))
+        if method == "PUT":
+            assert json.loads(body) == {}
 
 
 def test_the_scenario_is_quick(answers):
@@ -621,3 +641,22 @@ def test_the_schema_check_catches_what_it_should():
     assert nullable, "the document has nullable fields"
     name, field = nullable[0]
     assert not [p for p in schema_problems({"$ref": "#/components/schemas/" + name}, {field: None}) if field in p]
+
+
+def test_the_body_check_holds_a_success_without_content_to_no_body_and_the_reverse():
+    """The check of ``test_operation`` itself: where the document gives a success no content, a body (even ``{}``),
+    a Content-Length or a JSON content type is reported; where it gives content, an empty answer is."""
+    assign, = [op for op in DOCUMENT.operations() if op.method == "POST"
+               and op.template == "/projects/{project_id}/vpc_endpoints/{vpc_endpoint_id}"]
+    listing, = [op for op in DOCUMENT.operations() if op.method == "GET"
+                and op.template == "/projects/{project_id}/vpc_endpoints"]
+    none = requests.structures.CaseInsensitiveDict({"Content-Length": "0"})
+    json_type = requests.structures.CaseInsensitiveDict({"Content-Type": "application/json", "Content-Length": "2"})
+    assert answer_problems(assign, 200, b"", none) == []
+    assert answer_problems(assign, 200, b"{}", json_type) == [
+        "status 200 documents no content, answered a body: b'{}'", "status 200 documents no content, answered "
+        "Content-Length 2", "status 200 documents no content, answered Content-Type application/json"]
+    assert answer_problems(listing, 200, b"", none) == ["status 200 documents content, answered no body"]
+    assert answer_problems(listing, 200, b'{"endpoints": []}', json_type) == []
+    assert answer_problems(listing, 200, b'{"endpoints": []}', requests.structures.CaseInsensitiveDict(
+        {"Content-Type": "text/plain"})) == ["status 200 documents JSON, answered Content-Type 'text/plain'"]
