@@ -269,6 +269,20 @@ def test_removing_a_member_takes_away_the_organization_and_again_is_unchanged(si
     assert ok(run(sim, "organization_member", org_id=org, email=user["email"], state="absent"))["changed"] is False
 
 
+def test_a_removal_answered_200_without_a_body_is_done_once(sim):
+    """The removal's documented answer is an empty object; an empty body says the same and is the success (issue 37),
+    not an error after the member was removed."""
+    user, _key = person(sim)
+    org = organization(sim, members=[user["id"]])["id"]
+    sim.add_fault(method="DELETE", path="/api/v2/organizations/%s/members/*" % org, status=200, body="empty",
+                  apply=True)
+    seq = last_seq(sim)
+    removed = ok(run(sim, "organization_member", org_id=org, email=user["email"], state="absent"))
+    assert removed["changed"] is True and removed["member"] is None and "warnings" not in removed
+    assert [method for method, _path in changes_since(sim, seq)] == ["DELETE"]
+    assert user["email"] not in members(sim, org)
+
+
 def test_the_only_admin_is_neither_removed_nor_demoted_and_nothing_is_sent(sim):
     admin, admin_key = person(sim, "admin")
     org = organization(sim, admins=[admin["id"]], members=["bootstrap"])["id"]

@@ -213,8 +213,8 @@ def table(paths):
         cells = []
         for doc in docs:
             found = successes(doc, method, template)
-            cells.append("%-22s" % ("(not in it)" if found is None else
-                                     ", ".join("%d %s" % item for item in sorted(found.items()))))
+            shown = "(not in it)" if found is None else ", ".join("%d %s" % item for item in sorted(found.items()))
+            cells.append("%-22s" % shown)
         mark = "  no_content" if (method, template) in NO_CONTENT else ""
         lines.append("%-6s %-84s %s%s" % (method, template, " | ".join(cells), mark))
     return "\n".join(lines)
