@@ -25,8 +25,8 @@ description:
   - B(Running it again does not restore twice.) The module knows a restore was done when a branch of the
     O(preserve_under_name) exists and is what a restore of this branch made - the restored branch's parent (where
     the service puts the state a restore kept), made after the restored branch (C(created_at)), which has been
-    restored since (it has a C(last_reset_at)). The task then changes nothing and returns both branches (with a
-    warning when the point asked differs from the one of that restore).
+    restored since (it has a C(last_reset_at)). The task then changes nothing and returns both branches, and in
+    RV(restored_to) the point that restore took (with a warning when the point asked differs from it).
   - A branch of that name that is anything else - another branch, or the branch's ordinary parent (older than it,
     the branch it was made from) - is refused before anything is sent; give another O(preserve_under_name).
   - Without O(preserve_under_name) (restoring from another branch with no children) nothing tells an earlier restore
@@ -113,7 +113,7 @@ EXAMPLES = r"""
 - name: Say what was kept, and where the computes are
   ansible.builtin.debug:
     msg: >-
-      {{ restored.branch.name }} is back to {{ restored.branch.parent_timestamp | default('the point asked') }};
+      {{ restored.branch.name }} is back to {{ restored.restored_to.timestamp or 'LSN ' ~ restored.restored_to.lsn }};
       its earlier state is branch {{ restored.preserved_branch.name }};
       computes {{ restored.endpoints | map(attribute='id') | join(', ') }} stay on it
 
@@ -179,11 +179,32 @@ endpoints:
   elements: dict
   sample: [{"id": "ep-ancient-mode-n1b7o259", "type": "read_write", "branch_id": "br-young-poetry-rogubbb8"}]
 restore:
-  description: What the task restored, or would restore - the source and the point, and the name preserved.
+  description:
+    - What the task was asked to restore - the source and the point, and the name preserved. On a rerun that changed
+      nothing, the branch does not hold this point when it differs from the earlier restore's (a warning says so); what
+      it holds is RV(restored_to).
   returned: always
   type: dict
   sample: {"source_branch_id": "br-young-poetry-rogubbb8", "source_branch_name": "main",
            "source_timestamp": "2026-05-04T02:55:00Z", "source_lsn": null, "preserve_under_name": "main-before-restore"}
+restored_to:
+  description:
+    - The point the branch holds after the task, as the service shows it - the restored branch's C(parent_timestamp)
+      and C(parent_lsn). After a restore of this run, the point restored to (the one sent fills in a timestamp the
+      service leaves out); on a rerun that finds the restore done, B(the point of that earlier restore), which may
+      differ from the one asked now; in check mode, the point that would be restored (null for a source's head).
+  returned: always
+  type: dict
+  contains:
+    timestamp:
+      description: The moment, in UTC; null when the service gives none (it may leave it out) and none was sent.
+      type: str
+      sample: "2026-05-04T02:55:00Z"
+    lsn:
+      description: The Log Sequence Number of that point.
+      type: str
+      sample: 0/1F2E3D4
+  sample: {"timestamp": "2026-05-04T02:55:00Z", "lsn": "0/1F2E3D4"}
 operations:
   description: The operations the task started, in their last known state (ended, when O(wait=true)).
   returned: always

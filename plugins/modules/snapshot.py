@@ -18,7 +18,8 @@ description:
   - Manual snapshots are taken only of root branches (a branch without a parent, such as the project's first
     branch); a child branch is refused before anything is sent. A project has at most 1 manual snapshot on the
     free plan and 10 on paid plans; snapshots taken by a backup schedule (M(neon.cloud.snapshot_schedule)) do not
-    count.
+    count. A snapshot refused for that limit fails the task naming the project's manual snapshots, the ones that
+    hold it - delete one (O(state=absent)) to take another.
   - Snapshots are in Beta at Neon.
 author:
   - neon.cloud maintainers (@neon-cloud)
@@ -35,6 +36,12 @@ options:
     description:
       - The branch to take the snapshot of, by name or id. Without it, the project's default branch.
       - A snapshot of this name taken of another branch fails the task; nothing is changed.
+      - One taken of a branch that this branch replaced by a finalized restore (M(neon.cloud.snapshot_restore) with
+        O(neon.cloud.snapshot_restore#module:finalize=true) gives the restored branch the name and a new id) is the
+        snapshot asked - taken of the branch of this name before the restore - and is left as it is, so that a play
+        that took the snapshot and rolled back to it passes again and changes nothing. The service tells it by the
+        branch's C(restore_status) (V(finalized)) and C(restored_as) (the branch it replaced, followed back through
+        earlier finalized restores); RV(taken_of) says so.
       - Not used with O(state=absent).
     type: str
   timestamp:
@@ -149,10 +156,22 @@ snapshot:
       type: bool
       sample: true
 branch_id:
-  description: The id of the branch the snapshot is taken of.
+  description:
+    - The id of the branch the snapshot is taken of - the branch asked. After a finalized restore it differs from the
+      snapshot's C(source_branch_id) (see RV(taken_of)).
   returned: with O(state=present), once the branch was found
   type: str
   sample: br-floral-wind-a5090hvr
+taken_of:
+  description:
+    - When the snapshot of this name was taken of a branch that O(branch) replaced by a finalized restore, that branch
+      (its id, its name now, such as V(main (old)), null when it was deleted) and a sentence saying why the snapshot
+      was left as it is.
+  returned: when so
+  type: dict
+  sample: {"id": "br-floral-wind-a5090hvr", "name": "main (old)", "note": "snapshot 'nightly-check' (snap-...) was taken
+    of branch br-floral-wind-a5090hvr, which had the name 'main' until a finalized restore put branch br-calm-term-1ldngmxs
+    in its place (it is named 'main (old)' now); it is the snapshot asked, left as it is"}
 operations:
   description: The operations the task started, in their last known state (ended, when O(wait=true)).
   returned: always

@@ -301,13 +301,16 @@ class Scene:
         text = URI_CREDENTIALS.sub(r"\1%s@" % SECRET_MASK, text)
         return SECRET_FIELD.sub(r'\1"%s"' % SECRET_MASK, text)
 
-    def command(self, argv, timeout=240):
+    def command(self, argv, timeout=240, fails=False):
         """Run a command in the playbook's directory; fail the test, showing its masked output, when it
-        does not exit 0."""
+        does not exit 0 (``fails``: when it does)."""
         logged = self.sim.requests()
         proc = subprocess.run([str(part) for part in argv], cwd=str(self.dir), env=self.environment(), timeout=timeout,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, check=False)
-        if proc.returncode != 0:
+        if fails and proc.returncode == 0:
+            pytest.fail("%s exited 0, and should have failed\n--- stdout\n%s" % (
+                os.path.basename(str(argv[0])), self.mask(proc.stdout[-8000:])))
+        if proc.returncode != 0 and not fails:
             # What the API refused: a task under no_log shows nothing of its failure.
             refused = ["%s %s?%s: %s" % (entry["method"], entry["path"], entry["query"], entry["status"])
                        for entry in self.sim.requests(since=logged[-1]["seq"] if logged else 0)
@@ -1059,7 +1062,8 @@ GROUPS = {
     "baseline": Group(setup=share_with_riley, inventory="project-baseline.rst: # baseline.neon.yml", check=check_baseline),
     "project-baseline.rst": Group(check=check_baseline_job_templates),
     "recovery: restore": Group(setup=orders_then_a_bad_change, check=check_point_in_time_restore),
-    "recovery: rollback": Group(setup=orders_and_a_failing_migration, check=check_rollback, postgres=True),
+    "recovery: rollback": Group(setup=orders_and_a_failing_migration, check=check_rollback, postgres=True,
+                                own_test="test_the_rollback_runbook_fails_with_the_migration_and_runs_again"),
     "real computes": Group(setup=psql_on_path, check=check_migrated_branch_gone, postgres=True),
     "fault injection": Group(own_test="test_the_fault_injection_example_runs_twice_against_one_simulator"),
     "recovery-runbooks.rst": Group(check=check_recovery_page),
@@ -1221,3 +1225,156 @@ def test_the_fault_injection_example_runs_twice_against_one_simulator(simulator,
         refused = [entry for entry in simulator.requests() if entry["status"] == 503]
         assert len(refused) == 2 * (attempt + 1), refused  # the log holds each run's two, never cleared here
     assert len({entry["fault"] for entry in refused}) == 2, refused  # a fault of each run
+
+
+def test_the_rollback_runbook_fails_with_the_migration_and_runs_again(postgres_simulator, collection_parent, tmp_path):
+    """Issue 37, 3.1: the runbook rolls main back, deletes the snapshot it restored and fails with the migration's
+    failure; run again (the migration fails again), it takes its snapshot - the free plan keeps one - and fails the
+    same way, rolling back again. Before, the second run failed at the snapshot ("manual snapshots limit of 1
+    exceeded") and its rescue reported a snapshot that was never taken."""
+    scene = Scene(postgres_simulator, tmp_path, collection_parent)
+    argv = prepare_group("recovery: rollback", scene)
+    failure = "migration 0042 failed: column orders.total cannot be dropped"
+    first_main = scene.values["main_id"]
+    for run in (1, 2):
+        before = last_seq(postgres_simulator)
+        shown = scene.command(argv, fails=True).stdout
+        assert "The migration failed: %s. main is branch" % failure in shown, scene.mask(shown[-4000:])
+        assert "Snapshot main before the migration failed" not in shown and "has no snapshot" not in shown
+        sent = [(entry["method"], entry["path"].rsplit("/", 1)[-1], entry["status"])
+                for entry in postgres_simulator.requests(since=before) if entry["method"] != "GET"]
+        assert [item for item in sent if item[1] == "snapshot"] == [("POST", "snapshot", 200)], sent
+        assert [item[2] for item in sent if item[1] == "restore"] == [200], sent
+        check_rollback(scene)  # main holds the snapshot's orders over the same address, under a new id
+        scene.values["main_id"] = branch_named(scene, DEMO_PROJECT, "main")["id"]
+        assert scene.api("/projects/%s/snapshots" % DEMO_PROJECT)["snapshots"] == [], "the restored snapshot is kept"
+    assert branch_named(scene, DEMO_PROJECT, "main (old)") is not None
+    assert branch_named(scene, DEMO_PROJECT, "main (old 2)")["id"] != first_main
+
+
+def test_the_restore_survey_run_again_with_another_moment_says_the_moment_main_holds(simulator, collection_parent,
+                                                                                    tmp_path):
+    """Issue 37, 3.5: run again for the same ticket with a new moment, the restore rightly changes nothing and warns;
+    the summary line says the moment of the restore main holds, never the new one."""
+    scene = Scene(simulator, tmp_path, collection_parent)
+    argv = prepare_group("recovery: restore", scene)
+    restored = scene.values["moment"]
+    first = scene.command(argv).stdout
+    assert "holds its data of %s;" % restored in first, scene.mask(first[-3000:])
+    later = (datetime.datetime.strptime(restored, "%Y-%m-%dT%H:%M:%SZ") + datetime.timedelta(seconds=60)).strftime(
+        "%Y-%m-%dT%H:%M:%SZ")
+    before = last_seq(simulator)
+    rerun = scene.command(with_extra_vars(argv, scene, {"survey_moment": later}))
+    again = rerun.stdout + rerun.stderr  # the warning is on stderr
+    assert "was restored before to %s, not to %s as asked now" % (restored, later) in again, scene.mask(again[-3000:])
+    assert "holds its data of %s;" % restored in again and "holds its data of %s" % later not in again
+    assert [entry for entry in simulator.requests(since=before) if entry["method"] != "GET"] == []
+    check_point_in_time_restore(scene)
+
+
+SNAPSHOT_RESTORE_EXAMPLES = "snapshot_restore.py EXAMPLES"
+
+
+def snapshot_restore_examples(scene):
+    """A playbook of snapshot_restore's EXAMPLES alone (take nightly-check of main, restore it, finalize it)."""
+    plays = play_of(SNAPSHOT_RESTORE_EXAMPLES, ALL_BLOCKS[SNAPSHOT_RESTORE_EXAMPLES], BLOCKS[SNAPSHOT_RESTORE_EXAMPLES],
+                    scene, None)
+    path = scene.dir / "snapshot-restore-examples.yml"
+    path.write_text(yaml.dump(plays, Dumper=BlockDumper, sort_keys=False, width=1000))
+    return [tool("ansible-playbook"), "-i", inventory_of_localhost(scene, {}), path]
+
+
+def last_seq(sim):
+    logged = sim.requests()
+    return logged[-1]["seq"] if logged else 0
+
+
+def changes_of(sim, since):
+    return [(entry["method"], entry["path"], entry["status"]) for entry in sim.requests(since=since)
+            if entry["method"] != "GET"]
+
+
+def check_one_rollback(scene):
+    """One snapshot nightly-check, one branch restored from it (main now, finalized), one 'main (old)'; nothing
+    twice."""
+    (snapshot,) = scene.api("/projects/%s/snapshots" % DEMO_PROJECT)["snapshots"]
+    branches = scene.api("/projects/%s/branches" % DEMO_PROJECT)["branches"]
+    restored = [branch for branch in branches if branch.get("restored_from") == snapshot["id"]]
+    assert [(branch["name"], branch["restore_status"]) for branch in restored] == [("main", "finalized")], restored
+    assert [branch["name"] for branch in branches if branch["name"].startswith("main")] in (
+        ["main (old)", "main"], ["main", "main (old)"]), branches
+    assert restored[0]["restored_as"] == snapshot["source_branch_id"] == branch_named(scene, DEMO_PROJECT,
+                                                                                       "main (old)")["id"]
+    sent = [(entry["method"], entry["path"].rsplit("/", 1)[-1], entry["status"]) for entry in scene.sim.requests()
+            if entry["method"] == "POST" and entry["path"].endswith(("/snapshot", "/restore", "/finalize_restore"))]
+    assert sent == [("POST", "snapshot", 200), ("POST", "restore", 200), ("POST", "finalize_restore", 200)], sent
+
+
+def test_snapshot_restore_examples_run_again_pass_and_change_nothing(simulator, collection_parent, tmp_path):
+    """Issue 37, 4.1: after the finalize, main is a new branch; the snapshot of main the play took was taken of the
+    branch it replaced (now 'main (old)'). Run again, the play passed no more ("taken of branch br-..., not of branch
+    'main'"): it must pass and change nothing."""
+    scene = Scene(simulator, tmp_path, collection_parent)
+    argv = snapshot_restore_examples(scene)
+    scene.command(argv)
+    before = last_seq(simulator)
+    again = scene.command(argv).stdout
+    assert re.search(r"localhost\s*: ok=\d+\s+changed=0\s", again), scene.mask(again[-3000:])
+    assert changes_of(simulator, before) == []
+    check_one_rollback(scene)
+
+
+def process_tree(pid):
+    """``pid`` and all its descendants, wherever their sessions (Ansible's workers start sessions of their own)."""
+    import psutil
+
+    root = psutil.Process(pid)
+    return [root] + root.children(recursive=True)
+
+
+def test_snapshot_restore_examples_killed_after_the_finalize_run_again_pass(simulator, collection_parent, tmp_path):
+    """Issue 37, 4.1: the play killed once the restore was finalized (its computes' restart held in the simulator,
+    the module waiting for it), every process of it, then run again: it passes, and nothing was done twice."""
+    import psutil
+
+    scene = Scene(simulator, tmp_path, collection_parent)
+    argv = snapshot_restore_examples(scene)
+    simulator.state.next_operations.clear()
+    simulator.script_operations("start_compute", hold=True, project_id=DEMO_PROJECT, count=10)
+    simulator.script_operations("*", duration=0, count=10000)
+    before = last_seq(simulator)
+    proc = subprocess.Popen([str(part) for part in argv], cwd=str(scene.dir), env=scene.environment(),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    try:
+        finalized, polled = False, False
+        for _poll in range(1200):  # bounded: 120 s at most, for the module to reach the held restart
+            log = simulator.requests(since=before)
+            finalized = finalized or any(entry["path"].endswith("/finalize_restore") and entry["status"] == 200
+                                         for entry in log)
+            after = [entry for entry in log if entry["path"].endswith("/finalize_restore")]
+            polled = finalized and any(entry["method"] == "GET" and "operations" in entry["path"]
+                                       and entry["seq"] > after[0]["seq"] for entry in log)
+            if polled or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert polled and proc.poll() is None, "the play did not reach the held restart after its finalize: %s" % (
+            scene.mask(proc.communicate(timeout=60)[0][-3000:]) if proc.poll() is not None else "still running")
+        tree = process_tree(proc.pid)
+        assert any("python" in " ".join(item.cmdline()) and item.pid != proc.pid for item in tree), tree
+        for item in tree:
+            try:
+                item.kill()
+            except psutil.NoSuchProcess:
+                pass
+        psutil.wait_procs(tree, timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate(timeout=60)
+    assert not [item for item in tree if item.is_running() and item.status() != psutil.STATUS_ZOMBIE]
+    simulator.release_operations(DEMO_PROJECT)
+    rerun = last_seq(simulator)
+    again = scene.command(argv).stdout
+    assert re.search(r"localhost\s*: ok=\d+\s+changed=0\s", again), scene.mask(again[-3000:])
+    assert changes_of(simulator, rerun) == []
+    check_one_rollback(scene)

@@ -105,6 +105,30 @@ def test_restore_to_a_moment_before_the_bad_change_brings_the_rows_back_and_a_re
     assert warned["changed"] is False and "give another preserve_under_name" in json.dumps(warned["warnings"])
 
 
+def test_a_rerun_with_another_moment_returns_the_moment_the_branch_holds_not_the_one_asked(sim):
+    """Issue 37, 3.5: the restore survey run again for the same ticket with a new moment changes nothing and warns;
+    restored_to is the moment of the restore the branch holds, which the page's summary prints."""
+    pid, main, before = bad_change(sim)
+    restored = ok(restore(sim, pid, branch="main", source_timestamp=before, preserve_under_name="main-before-INC-7"))
+    assert restored["restored_to"] == {"timestamp": before, "lsn": restored["branch"]["parent_lsn"]}
+    assert restored["restored_to"]["lsn"]
+
+    later = iso(sim_now(sim) - datetime.timedelta(seconds=30))
+    seq = last_seq(sim)
+    again = ok(restore(sim, pid, branch="main", source_timestamp=later, preserve_under_name="main-before-INC-7"))
+    assert again["changed"] is False and changes_since(sim, seq) == []
+    assert "restored before to %s, not to %s" % (before, later) in json.dumps(again["warnings"])
+    assert again["restored_to"] == restored["restored_to"]  # the moment held, not the one asked
+    assert again["restore"]["source_timestamp"] == later  # what was asked, as the warning says
+    assert rows(sim, pid, main["id"]) == ORDERS
+
+    by_lsn = ok(restore(sim, pid, branch="main", source_lsn="0/1", preserve_under_name="main-before-INC-7"))
+    assert by_lsn["changed"] is False and by_lsn["restored_to"] == restored["restored_to"]
+    checked = ok(restore(sim, pid, check_mode=True, branch="main", source_timestamp=later,
+                         preserve_under_name="main-before-INC-8"))
+    assert checked["changed"] is True and checked["restored_to"] == {"timestamp": later, "lsn": None}
+
+
 def test_restore_by_lsn_from_another_branch_and_without_a_name_to_preserve_is_a_reset_every_run(sim):
     pid, main, _before = bad_change(sim)
     staging = ok(run(sim, "branch", project_id=pid, name="staging", compute=False))["branch"]

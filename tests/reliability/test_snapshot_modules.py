@@ -226,6 +226,25 @@ def test_past_the_free_plans_one_manual_snapshot_the_services_refusal_is_the_mes
     assert refused["changed"] is False
 
 
+def test_a_snapshot_refused_for_the_limit_names_the_snapshot_that_holds_it(sim):
+    """Issue 37, 3.1: after a rollback that kept its snapshot, the next run's snapshot failed with the service's
+    words alone; the message names the manual snapshot that holds the limit, and the branch it was taken of as it
+    is named now."""
+    pid, main = project_with_rows(sim)
+    first = ok(run(sim, "snapshot", project_id=pid, name="before-migration-1"))["snapshot"]
+    ok(run(sim, "snapshot_restore", project_id=pid, snapshot="before-migration-1", name="main-rollback",
+           finalize=True))
+    sim.state.take_scheduled_snapshot(pid, branch_named(sim, pid, "main")["id"], {"name": "nightly"})
+    seq = last_seq(sim)
+    refused = failed(run(sim, "snapshot", project_id=pid, name="before-migration-2"))
+    assert "manual snapshots limit of 1 exceeded" in refused["msg"]
+    assert "The project holds 1 manual snapshot, which the plan's limit counts" in refused["msg"]
+    assert "'before-migration-1' (%s, of branch %s 'main (old)'" % (first["id"], main["id"]) in refused["msg"]
+    assert "nightly" not in refused["msg"] and "state: absent" in refused["msg"]
+    assert refused["changed"] is False and "Nothing was changed" in refused["msg"]
+    assert [entry[0] for entry in changes_since(sim, seq)] == ["POST"]  # the refused one alone
+
+
 def test_snapshot_info_lists_them_by_name_and_by_branch(sim):
     pid, main = org_project(sim)
     ok(run(sim, "snapshot", project_id=pid, name="by-hand"))
@@ -358,15 +377,24 @@ def test_snapshot_change_roll_back_as_one_block_and_rescue(sim):
     assert after["host"] == before["host"] and after["uri"] == before["uri"]
     assert sim.password_valid(pid, now_main["id"], "neondb_owner", after["password"])
 
-    # The whole runbook again, with the same snapshot name: the block's snapshot task fails (main is a new branch,
-    # the snapshot of that name was taken of the one it replaced) and the rescue restores nothing again.
+    # The whole runbook again, with the same snapshot name (issue 37, 4.1): main is a new branch, and the snapshot of
+    # that name was taken of the one it replaced by the finalized restore - the snapshot asked, left as it is; the
+    # rescue restores nothing again.
     seq = last_seq(sim)
-    refused = failed(run(sim, "snapshot", project_id=pid, branch="main", name="before-migration-42"))
-    assert "taken of branch %s, not of branch 'main' (%s)" % (main["id"], now_main["id"]) in refused["msg"]
+    taken = ok(run(sim, "snapshot", project_id=pid, branch="main", name="before-migration-42"))
+    assert taken["changed"] is False and taken["branch_id"] == now_main["id"]
+    assert taken["snapshot"]["source_branch_id"] == main["id"]
+    assert (taken["taken_of"]["id"], taken["taken_of"]["name"]) == (main["id"], "main (old)")
+    assert "which had the name 'main' until a finalized restore" in taken["taken_of"]["note"]
     again = ok(run(sim, "snapshot_restore", project_id=pid, snapshot="before-migration-42", name="main-rollback",
                    finalize=True))
     assert again["changed"] is False and again["branch"]["id"] == now_main["id"] and changes_since(sim, seq) == []
     assert rows(sim, pid, now_main["id"]) == BEFORE
+
+    # A truly different branch's snapshot of that name is still refused
+    ok(run(sim, "branch", project_id=pid, name="other-root", init_source="schema-only"))
+    refused = failed(run(sim, "snapshot", project_id=pid, branch="other-root", name="before-migration-42"))
+    assert "taken of branch %s, not of branch 'other-root'" % main["id"] in refused["msg"]
 
 
 # ---------------------------------------------------------------------------------------------- schedules

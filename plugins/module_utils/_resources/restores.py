@@ -223,6 +223,14 @@ def _restored_before(branch, found, label, timestamp, lsn):
                              preserved=found, warnings=warnings)
 
 
+def restored_to(branch, timestamp=None, lsn=None):
+    """The point the restored ``branch`` holds, as the service shows it (its ``parent_timestamp`` and ``parent_lsn``,
+    final once the restore's operations have ended): ``{"timestamp", "lsn"}``. ``timestamp`` and ``lsn``, the point
+    this run restored to, fill in what the service leaves out (SPEC: ``parent_timestamp`` "might stay empty"); a
+    rerun that restored nothing gives none, so that it returns the earlier restore's point, never the one asked."""
+    return {"timestamp": branch.get("parent_timestamp") or timestamp, "lsn": branch.get("parent_lsn") or lsn}
+
+
 def restore_diff(branch, source, plan, timestamp=None, lsn=None, children=()):
     """(before, after) of a restore ``plan`` for the diff: the data it takes from where, and what is preserved."""
     before = {"name": branch["name"], "id": branch["id"], "parent_id": branch.get("parent_id"),
@@ -321,17 +329,24 @@ class BranchRestore:
                                      children_of(branches, branch["id"]))
         if plan.action == NOTHING:
             self._settle(branch)
+            # What the branch holds: the earlier restore's point, not the one asked now (the warning says both).
+            self.task.kept["restored_to"] = restored_to(self.task.kept["branch"])
             return self.task.with_diff(self.task.result(), before, after)
         if self.task.check_mode:
             self.task.changed = True
             preserved = None if self.preserve is None else {"id": None, "name": self.preserve,
                                                             "parent_id": branch.get("parent_id")}
             self._keep(branch, preserved, endpoints)
+            self.task.kept["restored_to"] = {"timestamp": self.timestamp, "lsn": self.lsn}
             return self.task.with_diff(self.task.result(), before, after)
-        self._restore(branch, plan, endpoints)
+        if self._restore(branch, plan, endpoints):
+            self.task.kept["restored_to"] = restored_to(self.task.kept["branch"], self.timestamp, self.lsn)
+        else:  # another run's restore, which may have taken another point
+            self.task.kept["restored_to"] = restored_to(self.task.kept["branch"])
         return self.task.with_diff(self.task.result(), before, after)
 
     def _restore(self, branch, plan, endpoints):
+        """Send the restore and wait for it: True; False when another run's restore was found instead."""
         path = project_path(self.project_id, "branches", branch["id"], "restore")
         label = "branch %s to %s%s" % (branch_label(branch), plan.point, "" if self.preserve is None else
                                        ", its state kept as branch %r" % self.preserve)
@@ -340,7 +355,7 @@ class BranchRestore:
         except NeonAPIError as error:
             if self.preserve is not None and already_exists(error):
                 self._restored_meanwhile(branch, error, endpoints)
-                return
+                return False
             hint = window_hint(error.api_message)
             raise self.task.failure("Restoring %s failed: %s%s" % (label, error.describe(),
                                                                    ". " + hint if hint else ""), error)
@@ -349,6 +364,7 @@ class BranchRestore:
         self.task.wait_for_operations_of(data, "POST", path, self.project_id, what)
         self._keep(self.task.answered(BRANCH, data, "POST", path, branch["id"]), None, endpoints)
         self._read_again(branch, endpoints)
+        return True
 
     def _restored_meanwhile(self, branch, error, endpoints):
         """The name to preserve was taken while this run sent its restore: another run restored the branch (its

@@ -10,7 +10,10 @@ project, a listing with two is refused naming both). It is created with query pa
 branch, and answers ``{snapshot, operations}``. The service's update takes only a name, so an existing
 snapshot whose expiry differs is said in a warning and left as it is; its point differing is refused, and
 so is a source branch that differs (a snapshot listed without one - the OpenAPI makes it optional - is
-taken as of the branch asked). Its delete answers 202 with operations.
+taken as of the branch asked), unless the branch asked took that branch's place by a finalized restore
+(``replaced_by_restore``: its ``restore_status`` is ``finalized`` and its ``restored_as`` names that branch, or a
+branch that one replaced in turn): the snapshot of the name is then the one asked, taken of the branch of that name
+before the restore, and a rerun leaves it as it is. Its delete answers 202 with operations.
 
 The rules are pure functions here (unit-tested without HTTP); ``Snapshot`` is a Resource of the walk
 (resource.py).
@@ -20,6 +23,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path, query_string
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
 from ansible_collections.neon.cloud.plugins.module_utils._api.points import (
@@ -28,10 +32,14 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.points import (
     same_lsn,
     timestamp_problem,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import branch_label, find_branch
+from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
+    branch_label,
+    default_branch,
+    find_branch,
+)
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
+    choose_branch,
     list_branches,
-    locate_branch,
     read_project_list,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
@@ -40,6 +48,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     Description,
     Field,
     Plan,
+    Refusal,
     decide,
     only_one,
     same_time,
@@ -65,6 +74,9 @@ SNAPSHOT = Description("snapshot", "snapshot", SNAPSHOT_FIELDS, [
 ])
 # The query parameters a create sends (SPEC createSnapshot), by the API field they come from.
 CREATE_PARAMETERS = ("name", "timestamp", "lsn", "expires_at")
+# What the rerun rule reads of a branch besides answers.BRANCH_FIELDS (SPEC Branch), checked before use.
+RESTORE_LINK_FIELDS = dict(optional={"restore_status": _TEXT_OR_NULL, "restored_as": _TEXT_OR_NULL})
+FINALIZED = "finalized"
 # The options that are points in time, and the one that is an LSN (_api/points.py).
 TIME_OPTIONS = ("timestamp", "expires_at")
 LSN_OPTIONS = ("lsn",)
@@ -88,15 +100,46 @@ def snapshot_problem(branch):
     return None
 
 
-def other_branch_problem(current, branch):
-    """Why the snapshot ``current`` is not the one asked of ``branch``: it was taken of another branch (or None)."""
+def replaced_by_restore(branch, branches):
+    """The ids of the branches ``branch`` took the place of by finalized restores, the latest first: the branch its
+    ``restored_as`` names when its ``restore_status`` is ``finalized`` (SPEC Branch.restored_as: "ID of the target
+    branch which was replaced when this branch was restored"), then the one that branch replaced in turn, and so on
+    among ``branches`` (the project's). A finalize gives the restored branch the target's name, so these are the
+    branches that had ``branch``'s name before."""
+    replaced, current = [], branch
+    while current is not None and current.get("restore_status") == FINALIZED and current.get("restored_as") \
+            and current["restored_as"] not in replaced and current["restored_as"] != branch["id"]:
+        replaced.append(current["restored_as"])
+        current = next((item for item in branches if item["id"] == current["restored_as"]), None)
+    return replaced
+
+
+def other_branch_problem(current, branch, branches=()):
+    """Why the snapshot ``current`` is not the one asked of ``branch``: it was taken of another branch (or None).
+
+    A snapshot taken of a branch that ``branch`` took the place of by a finalized restore (replaced_by_restore) is
+    the one asked: it was taken of the branch that had this name then, and the restore that made ``branch`` is the
+    rollback a runbook did with it (a rerun of snapshot_restore's play). Any other branch's is refused."""
     source = (current or {}).get("source_branch_id")
-    if source is None or source == branch["id"]:
+    if source is None or source == branch["id"] or source in replaced_by_restore(branch, branches):
         return None
-    return "snapshot %r (%s) exists and was taken of branch %s, not of branch %s as asked; a snapshot's branch is " \
-           "set when it is taken (after a finalized restore, the branch of a name is a new branch, with a new id). " \
-           "Give the snapshot another name, or delete this one first" % (
-               current["name"], current["id"], source, branch_label(branch))
+    return "snapshot %r (%s) exists and was taken of branch %s, not of branch %s as asked, nor of a branch that %s " \
+           "replaced by a finalized restore; a snapshot's branch is set when it is taken. Give the snapshot another " \
+           "name, or delete this one first" % (current["name"], current["id"], source, branch_label(branch),
+                                               branch["name"])
+
+
+def taken_before_restore_note(current, branch, branches):
+    """What the result says of a snapshot taken of a branch that ``branch`` replaced by a finalized restore (None
+    otherwise): it was left as it is, and why."""
+    source = (current or {}).get("source_branch_id")
+    if source is None or source == branch["id"] or source not in replaced_by_restore(branch, branches):
+        return None
+    old = find_branch(branches, source)
+    return "snapshot %r (%s) was taken of branch %s, which had the name %r until a finalized restore put branch %s in " \
+           "its place%s; it is the snapshot asked, left as it is" % (
+               current["name"], current["id"], source, branch["name"], branch["id"],
+               " (it is named %r now)" % old["name"] if old is not None else " (it no longer exists)")
 
 
 def expiry_warning(current, wanted):
@@ -107,6 +150,30 @@ def expiry_warning(current, wanted):
            "was left as it is; delete the snapshot and create it again to change it." % (
                current["name"], current["id"],
                "at %s" % current["expires_at"] if current.get("expires_at") else "never", wanted)
+
+
+def limit_refusal(error):
+    """Whether the service's refusal ``error`` (a NeonAPIError) of a create speaks of a limit: the words of the
+    manual snapshots limit are not documented, so a 4xx whose message or code names a limit."""
+    words = ("%s %s" % (getattr(error, "api_message", None) or "", getattr(error, "code", None) or "")).lower()
+    return error is not None and 400 <= (error.status or 0) < 500 and "limit" in words
+
+
+def blocking_snapshots(snapshots, branches):
+    """The sentence naming the project's manual ``snapshots`` (those the plan's limit counts), each with the branch
+    it was taken of (its name now, from ``branches``) and its moment; None when there are none."""
+    manual = [snapshot for snapshot in snapshots if snapshot.get("manual") is not False]
+    if not manual:
+        return None
+    names = []
+    for snapshot in manual:
+        source = find_branch(branches, snapshot.get("source_branch_id")) if snapshot.get("source_branch_id") else None
+        names.append("%r (%s, of branch %s%s, taken %s)" % (
+            snapshot["name"], snapshot["id"], snapshot.get("source_branch_id") or "unknown",
+            " %r" % source["name"] if source else "", snapshot.get("created_at") or "at an unknown time"))
+    return "The project holds %d manual snapshot%s, which the plan's limit counts (1 on the Free plan, 10 on paid " \
+           "plans; a backup schedule's do not count): %s. Delete one that is no longer needed (neon.cloud.snapshot " \
+           "with state: absent) to take another" % (len(manual), "" if len(manual) == 1 else "s", ", ".join(names))
 
 
 def find_snapshot(snapshots, wanted):
@@ -159,13 +226,22 @@ class Snapshot(Resource):
         self.name = name
         self.wanted_branch = branch
         self.branch = None  # the source branch (present only)
+        self.branches = []  # the project's branches, as find listed them (present only)
         self.locate = False
         self.query = {}  # the query parameters of the create this run plans
         self.label = "snapshot %r" % name
 
     def find(self):
         if self.locate and self.branch is None:
-            self.branch = locate_branch(self.client, self.project_id, self.wanted_branch)
+            branches = answers.Checker("GET", project_path(self.project_id, "branches")).each(
+                list_branches(self.client, self.project_id), "branches", **RESTORE_LINK_FIELDS)
+            self.branches = branches
+            if self.wanted_branch is not None:
+                self.branch = choose_branch(branches, self.wanted_branch, self.project_id)
+            else:
+                self.branch = default_branch(branches)
+                if self.branch is None:
+                    raise Refusal("project %s lists no default branch" % self.project_id)
             self.task.kept["branch_id"] = self.branch["id"]
         named = [snapshot for snapshot in list_snapshots(self.client, self.project_id) if snapshot["name"] == self.name]
         return only_one(named, "snapshots", self.name, " in project %s" % self.project_id)
@@ -179,9 +255,14 @@ class Snapshot(Resource):
         return snapshot_input_problem(options)
 
     def decide(self, current, options):
-        other = other_branch_problem(current, self.branch)
+        other = other_branch_problem(current, self.branch, self.branches)
         if other:
             return Plan(REFUSE, other)
+        note = taken_before_restore_note(current, self.branch, self.branches)
+        if note:
+            old = find_branch(self.branches, current["source_branch_id"])
+            self.task.kept["taken_of"] = {"id": current["source_branch_id"], "name": old["name"] if old else None,
+                                          "note": note}
         plan = decide(SNAPSHOT, current, dict(options, name=self.name, branch=self.branch["id"]), name=self.name)
         self.query = dict((field, plan.body[field]) for field in CREATE_PARAMETERS
                           if plan.action == CREATE and field in plan.body)
@@ -192,6 +273,19 @@ class Snapshot(Resource):
 
     def problem(self, plan, current):
         return snapshot_problem(self.branch) if plan.action == CREATE else None
+
+    def create_refused(self, failure):
+        """A create refused for the manual snapshots limit fails naming the snapshots that hold it (one more
+        request); any other refusal stands."""
+        if not limit_refusal(failure.cause):
+            return None
+        try:
+            said = blocking_snapshots(list_snapshots(self.client, self.project_id), self.branches)
+        except (NeonAPIError, Refusal):
+            return None  # the refusal as the service gave it
+        if said is None:
+            return None
+        raise self.task.failure("%s. %s" % (failure.cause.describe(), said), failure.cause)
 
     def collection_path(self):
         """The create's path with its query parameters: the service reads them, never a body."""

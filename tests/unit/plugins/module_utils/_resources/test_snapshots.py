@@ -30,8 +30,12 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.snapshots im
     SNAPSHOT,
     Snapshot,
     chosen_snapshots,
+    blocking_snapshots,
     expiry_warning,
     find_snapshot,
+    limit_refusal,
+    other_branch_problem,
+    replaced_by_restore,
     snapshot_input_problem,
     snapshot_problem,
 )
@@ -80,9 +84,69 @@ def test_a_snapshot_of_the_name_taken_of_another_branch_is_refused_naming_both()
     snapshot.branch = {"id": "br-new", "name": "main"}
     plan = snapshot.decide(TAKEN, dict(timestamp=None, lsn=None, expires_at="2026-03-01T00:00:00Z"))
     assert plan.action == REFUSE and "taken of branch br-root, not of branch 'main' (br-new)" in plan.reason
-    assert "after a finalized restore" in plan.reason and snapshot.task.warnings == []
+    assert "finalized restore" in plan.reason and snapshot.task.warnings == []
     snapshot.branch = {"id": "br-root", "name": "main"}
     assert snapshot.decide(TAKEN, dict(timestamp=None, lsn=None, expires_at=None)).action == NOTHING
+
+
+# After a finalized restore the branch main is a new one that names the branch it replaced in restored_as; that
+# one is 'main (old)' now. A second rollback replaces the new one in turn.
+OLD_MAIN = {"id": "br-root", "name": "main (old)", "parent_id": None}
+NEW_MAIN = {"id": "br-new", "name": "main", "parent_id": None, "restore_status": "finalized",
+            "restored_from": "snap-1", "restored_as": "br-root"}
+NEWER_MAIN = {"id": "br-newer", "name": "main", "parent_id": None, "restore_status": "finalized",
+              "restored_from": "snap-2", "restored_as": "br-new"}
+
+
+def test_a_snapshot_taken_of_the_branch_a_finalized_restore_replaced_is_the_one_asked():
+    """Issue 37, 4.1: snapshot_restore's EXAMPLES run again after their finalize find the snapshot of main, taken of
+    the branch that was main before the restore: it is left as it is, and the result says why."""
+    snapshot = Snapshot(ResourceTask(make_client(lambda request: make_response(500))[0]), "p-1", "before")
+    snapshot.branch, snapshot.branches = NEW_MAIN, [OLD_MAIN, NEW_MAIN]
+    plan = snapshot.decide(TAKEN, dict(timestamp=None, lsn=None, expires_at=None))
+    assert plan.action == NOTHING and not plan.changed
+    taken_of = snapshot.task.kept["taken_of"]
+    assert (taken_of["id"], taken_of["name"]) == ("br-root", "main (old)")
+    assert "had the name 'main' until a finalized restore put branch br-new in its place" in taken_of["note"]
+    # two rollbacks: the snapshot was taken of the main of before the first
+    assert replaced_by_restore(NEWER_MAIN, [OLD_MAIN, dict(NEW_MAIN, name="main (old 2)"), NEWER_MAIN]) == [
+        "br-new", "br-root"]
+    assert other_branch_problem(TAKEN, NEWER_MAIN, [OLD_MAIN, NEW_MAIN, NEWER_MAIN]) is None
+
+
+@pytest.mark.parametrize("branch", [
+    dict(NEW_MAIN, restore_status="restored"),             # restored, not finalized: it replaced nothing yet
+    dict(NEW_MAIN, restored_as="br-other"),                # it replaced another branch
+    dict(NEW_MAIN, restore_status=None, restored_as=None),  # an ordinary branch
+])
+def test_a_snapshot_of_a_branch_the_asked_one_did_not_replace_is_still_refused(branch):
+    problem = other_branch_problem(TAKEN, branch, [OLD_MAIN, branch, {"id": "br-other", "name": "x"}])
+    assert "taken of branch br-root, not of branch 'main' (br-new) as asked" in problem
+    assert "nor of a branch that main replaced by a finalized restore" in problem
+
+
+def test_a_chain_of_restores_that_names_itself_ends():
+    looped = dict(NEW_MAIN, restored_as="br-a")
+    other = {"id": "br-a", "name": "a", "restore_status": "finalized", "restored_as": "br-new"}
+    assert replaced_by_restore(looped, [looped, other]) == ["br-a"]
+
+
+class Refused:
+    def __init__(self, status, message, code=None):
+        self.status, self.api_message, self.code = status, message, code
+
+
+def test_a_create_refused_for_the_limit_names_the_manual_snapshots_that_hold_it():
+    """Issue 37, 3.1: the next run of the rollback runbook failed with "manual snapshots limit of 1 exceeded" and
+    nothing said which snapshot held it."""
+    assert limit_refusal(Refused(422, "manual snapshots limit of 1 exceeded"))
+    assert limit_refusal(Refused(400, "too many", "SNAPSHOTS_LIMIT_EXCEEDED"))
+    assert not limit_refusal(Refused(409, "snapshot already exists")) and not limit_refusal(Refused(500, "limit"))
+    scheduled = dict(TAKEN, id="snap-2", name="nightly", manual=False)
+    said = blocking_snapshots([TAKEN, scheduled], [OLD_MAIN, NEW_MAIN])
+    assert "holds 1 manual snapshot," in said and "'before' (snap-1, of branch br-root 'main (old)'" in said
+    assert "nightly" not in said and "state: absent" in said
+    assert blocking_snapshots([scheduled], []) is None
 
 
 def test_an_expiry_that_differs_is_a_warning_and_never_an_update():
