@@ -24,6 +24,9 @@ description:
     that took the target's place, is the result - finalized now when O(finalize=true) and it is not yet. The task
     knows them by what the service records on a restored branch (C(restored_from), the snapshot's id, and its
     C(restore_status)).
+  - After a finalize, M(neon.cloud.snapshot) run again for the snapshot of the target's name finds it taken of the
+    replaced branch (now C(<name> (old))) and leaves it as it is, so the whole play of the examples below passes
+    again and changes nothing.
   - Each change waits for its operations. Snapshots are in Beta at Neon.
 author:
   - neon.cloud maintainers (@neon-cloud)
