@@ -1252,8 +1252,8 @@ def test_the_rollback_runbook_fails_with_the_migration_and_runs_again(postgres_s
     assert branch_named(scene, DEMO_PROJECT, "main (old 2)")["id"] != first_main
 
 
-def test_the_restore_survey_run_again_with_another_moment_says_the_moment_main_holds(simulator, collection_parent,
-                                                                                    tmp_path):
+def test_the_restore_survey_run_again_with_another_moment_says_the_moment_main_holds(
+        simulator, collection_parent, tmp_path):
     """Issue 37, 3.5: run again for the same ticket with a new moment, the restore rightly changes nothing and warns;
     the summary line says the moment of the restore main holds, never the new one."""
     scene = Scene(simulator, tmp_path, collection_parent)
@@ -1303,8 +1303,8 @@ def check_one_rollback(scene):
     assert [(branch["name"], branch["restore_status"]) for branch in restored] == [("main", "finalized")], restored
     assert [branch["name"] for branch in branches if branch["name"].startswith("main")] in (
         ["main (old)", "main"], ["main", "main (old)"]), branches
-    assert restored[0]["restored_as"] == snapshot["source_branch_id"] == branch_named(scene, DEMO_PROJECT,
-                                                                                       "main (old)")["id"]
+    old = branch_named(scene, DEMO_PROJECT, "main (old)")
+    assert restored[0]["restored_as"] == snapshot["source_branch_id"] == old["id"]
     sent = [(entry["method"], entry["path"].rsplit("/", 1)[-1], entry["status"]) for entry in scene.sim.requests()
             if entry["method"] == "POST" and entry["path"].endswith(("/snapshot", "/restore", "/finalize_restore"))]
     assert sent == [("POST", "snapshot", 200), ("POST", "restore", 200), ("POST", "finalize_restore", 200)], sent
