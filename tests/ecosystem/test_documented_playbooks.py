@@ -1236,7 +1236,7 @@ def test_the_rollback_runbook_fails_with_the_migration_and_runs_again(postgres_s
     argv = prepare_group("recovery: rollback", scene)
     failure = "migration 0042 failed: column orders.total cannot be dropped"
     first_main = scene.values["main_id"]
-    for run in (1, 2):
+    for _attempt in (1, 2):
         before = last_seq(postgres_simulator)
         shown = scene.command(argv, fails=True).stdout
         assert "The migration failed: %s. main is branch" % failure in shown, scene.mask(shown[-4000:])
