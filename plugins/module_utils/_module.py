@@ -121,6 +121,8 @@ class NeonModule:
         """The ResourceTask of a module that changes resources, once ``path_parameters`` (option
         names) and the wait options (plugins/doc_fragments/api.py, WAIT) are checked."""
         for name in path_parameters:
+            if name == "project_id" and self.check_mode and not (self.params.get(name) or "").strip():
+                continue  # a project an earlier task would make (check mode: _resources/plan.py, Missing)
             self.require_path_parameter(name)
         self.require_positive("wait_timeout")
         return ResourceTask(self.client, wait=self.params["wait"], wait_timeout=self.params["wait_timeout"],

@@ -139,10 +139,13 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.connections 
 
 def work(neon):
     params = neon.params
-    neon.require_path_parameter("project_id")
+    if not neon.check_mode or (params["project_id"] or "").strip():
+        neon.require_path_parameter("project_id")
+    warnings = []
     details = connection_details(neon.client, params["project_id"], branch=params["branch"],
-                                 database=params["database"], role=params["role"], pooled=params["pooled"])
-    return dict(changed=False, **details)
+                                 database=params["database"], role=params["role"], pooled=params["pooled"],
+                                 check_mode=neon.check_mode, warnings=warnings)
+    return dict(changed=False, warnings=warnings, **details)
 
 
 def main():

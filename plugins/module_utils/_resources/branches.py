@@ -45,11 +45,17 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     without_source,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints import made_meanwhile
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_endpoints, choose_branch, list_branches
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
+    branch_endpoints,
+    choose_branch,
+    list_branches,
+    project_to_be_made,
+)
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
     CREATE,
     NOTHING,
     UPDATE,
+    Missing,
     Plan,
     Refusal,
     decide,
@@ -87,7 +93,9 @@ class Branch(Resource):
     # ------------------------------------------------------------------------------------------ finding and deciding
 
     def find(self):
-        self.branches = list_branches(self.client, self.project_id)
+        # A project an earlier task of the play would make (check mode: plan.Missing) has no branches yet.
+        self.branches = [] if project_to_be_made(self.project_id, self.task) else list_branches(self.client,
+                                                                                               self.project_id)
         named = [branch for branch in self.branches if branch["name"] == self.name]
         return only_one(named, "branches", self.name, " in project %s" % self.project_id)
 
@@ -114,7 +122,12 @@ class Branch(Resource):
             if schema_only(current, options.get("init_source")):
                 wanted = without_source(wanted)  # they chose where its schema came from: no link is kept
         if wanted.get("parent") is not None:
-            self.parent = choose_branch(self.branches, wanted["parent"], self.project_id, "parent")
+            try:
+                self.parent = choose_branch(self.branches, wanted["parent"], self.project_id, "parent")
+            except Missing as missing:
+                if current is not None:
+                    raise  # a branch that exists was not made from a branch made after it
+                self.parent = self.task.assume(missing)  # check mode: made by an earlier task (plan.Missing)
             wanted["parent"] = self.parent["id"]
         plan = decide(BRANCH, current, wanted, name=self.name)
         self.make_default = default_change(current, self.default)

@@ -6,6 +6,10 @@
 The compute is the branch's read-write one, asked of the service by id, and the URI's host is
 checked to be that compute's (or its pooler's), so a URI of another branch is never returned as
 this one's. A role or database the branch does not have is named, with what it has.
+
+In check mode, a project, branch, read-write compute, role or database that does not exist yet is taken as
+made by an earlier task of the play (plan.Missing): the result is the connection as it would be, without
+what only the service gives (the URI, host, port, password, compute id: null), and a warning says so.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -25,25 +29,45 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.finding impo
     branch_endpoints,
     list_roles_or_databases,
     locate_branch,
+    project_not_made,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Missing, Refusal, assume
 
 POOLER_SUFFIX = "-pooler"
 
 
-def connection_details(client, project_id, branch=None, database=None, role=None, pooled=False):
+def connection_details(client, project_id, branch=None, database=None, role=None, pooled=False, check_mode=False,
+                       warnings=None):
     """The connection URI of a branch's read-write compute, and its parts (the password among them).
 
     The compute is the branch's read-write one, passed to the service by id; the service builds the
     URI (``GET /projects/{id}/connection_uri``), and its host is checked to be that compute's (or its
-    pooler's), so a URI of another branch is never returned as this one's.
+    pooler's), so a URI of another branch is never returned as this one's. In check mode, what does not
+    exist yet is taken as made by an earlier task (plan.Missing; its warning goes into ``warnings``), and the
+    connection is returned as it would be.
     """
+    warnings = [] if warnings is None else warnings
+    found = {}  # the ids of what exists: the branch, its compute
+    try:
+        return _details(client, project_id, branch, database, role, pooled, check_mode, found)
+    except Missing as missing:
+        assume(missing, check_mode, warnings)
+        return dict(uri=None, host=None, port=None, database=database, role=role, password=None, pooled=pooled,
+                    branch_id=found.get("branch_id"), endpoint_id=found.get("endpoint_id"))
+
+
+def _details(client, project_id, branch, database, role, pooled, check_mode, found):
+    missing = project_not_made(project_id) if check_mode else None
+    if missing is not None:
+        raise missing
     chosen = locate_branch(client, project_id, branch)
     label = branch_label(chosen)
+    found["branch_id"] = chosen["id"]
     endpoint = read_write_endpoint(branch_endpoints(client, project_id, chosen["id"]), chosen["id"])
     if endpoint is None:
-        raise Refusal("branch %s has no read-write compute to connect to; create one with neon.cloud.branch "
-                      "(compute: true)" % label)
+        raise Missing("branch %s has no read-write compute to connect to; create one with neon.cloud.branch "
+                      "(compute: true)" % label, "the read-write compute of branch %s" % label)
+    found["endpoint_id"] = endpoint["id"]
     if role is None:
         roles = list_roles_or_databases(client, project_id, chosen["id"], ROLE)
         role = only_name([item for item in roles if not item.get("protected")], "role", label)
@@ -71,14 +95,15 @@ def connection_details(client, project_id, branch=None, database=None, role=None
 
 
 def _missing_names(client, project_id, branch, role, database, error):
-    """After a 404 for a connection URI: a Refusal naming the role or database the branch lacks, and
+    """After a 404 for a connection URI: a Missing naming the role or database the branch lacks, and
     what it has (two requests, only on this failure); returns when both exist."""
     for description, name in ((ROLE, role), (DATABASE, database)):
         names = sorted(item["name"] for item in list_roles_or_databases(client, project_id, branch["id"], description))
         if name not in names:
-            raise Refusal("branch %s has no %s %r (its %s: %s); create it with neon.cloud.%s" % (
+            raise Missing("branch %s has no %s %r (its %s: %s); create it with neon.cloud.%s" % (
                 branch_label(branch), description.kind, name, description.plural, ", ".join(names) or "none",
-                description.kind), error)
+                description.kind), "%s %r of branch %s" % (description.kind, name, branch_label(branch)),
+                error=error)
 
 
 def uri_parts(uri, path):

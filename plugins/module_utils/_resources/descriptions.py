@@ -137,7 +137,8 @@ def children_of(branches, branch_id):
 
 
 def branch_label(branch):
-    return "%r (%s)" % (branch["name"], branch["id"])
+    """A branch's name and id; one not made yet (check mode's stand-in: finding.branch_stand_in) has no id."""
+    return "%r (%s)" % (branch["name"], branch["id"] or "not made yet")
 
 
 def is_default(branch):

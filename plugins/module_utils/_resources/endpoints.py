@@ -27,7 +27,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     compute_settled,
     run_change,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_endpoints, locate_branch
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_endpoints
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import UPDATE, Refusal, planned
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource
 
@@ -71,10 +71,11 @@ class Endpoint(Resource):
     def find(self):
         """The branch (listed once per task), then the compute among its computes as they are now."""
         if self.branch is None:
-            self.branch = locate_branch(self.client, self.project_id, self.wanted_branch)
+            self.branch = self.branch_named(self.wanted_branch)
             named = " %s" % self.id if self.id else ""
             self.label = "the %s compute%s of branch %s" % (self.type, named, branch_label(self.branch))
-        endpoints = branch_endpoints(self.client, self.project_id, self.branch["id"])
+        # A branch an earlier task would make (check mode: plan.Missing) has no compute to read yet.
+        endpoints = branch_endpoints(self.client, self.project_id, self.branch["id"]) if self.branch["id"] else []
         return choose_endpoint(endpoints, self.type, self.id, branch_label(self.branch))
 
     def collection_path(self):

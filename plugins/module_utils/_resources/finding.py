@@ -24,7 +24,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     read_write_first,
     without_password,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Missing, Refusal
 
 # GET /projects/{id}/branches: limit 1-10000 (docs/docsite/rst/api-behaviour.rst); the largest page
 # keeps a project's listing to one request for every plan's branch limit.
@@ -73,9 +73,33 @@ def choose_branch(branches, wanted, project_id, option=None):
     Refusal naming ``option`` (the option that named it: ``parent``, ``source_branch``...; None: the task's branch)."""
     chosen = find_branch(branches, wanted)
     if chosen is None:
-        raise Refusal("project %s has no branch %r" % (project_id, wanted) if option is None else
-                      "%s %r is neither the name nor the id of a branch of project %s" % (option, wanted, project_id))
+        raise Missing("project %s has no branch %r" % (project_id, wanted) if option is None else
+                      "%s %r is neither the name nor the id of a branch of project %s" % (option, wanted, project_id),
+                      "branch %r of project %s" % (wanted, project_id), branch_stand_in(wanted))
     return chosen
+
+
+def branch_stand_in(wanted):
+    """A branch an earlier task of the play would make (check mode, plan.Missing): named as asked, no id yet."""
+    return {"id": None, "name": wanted, "parent_id": None}
+
+
+def project_not_made(project_id):
+    """A Missing for a null or empty ``project_id``, None for any other: in check mode, neon.cloud.project predicts
+    a project it would make with a null id, which a later task gets as null or empty (plan.Missing)."""
+    if project_id is not None and project_id.strip():
+        return None
+    return Missing("project_id is empty", "the task's project (project_id is empty: a project predicted in check "
+                                          "mode has no id yet)")
+
+
+def project_to_be_made(project_id, task):
+    """Whether ``project_id`` is that of a project an earlier task of the play would make (project_not_made), in
+    check mode: then nothing of it is read, and a warning says so (plan.assume). False outside check mode."""
+    missing = project_not_made(project_id) if task.check_mode else None
+    if missing is not None:
+        task.assume(missing)
+    return missing is not None
 
 
 def locate_branch(client, project_id, wanted=None):

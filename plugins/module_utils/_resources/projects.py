@@ -212,6 +212,12 @@ class Project(Resource):
     def pending(self, current, plan):
         return self.compute_plan.changed
 
+    def predicted(self, current, plan):
+        """Check mode's result; a project not made yet has a null id (only the service gives one), which later
+        tasks of the dry run take as a project an earlier task makes (plan.Missing)."""
+        predicted = planned(current, plan)
+        return predicted if current is not None else dict(predicted, id=None)
+
     def stateless(self):
         return True  # only the project's operations tell whether a change still runs on it
 

@@ -27,10 +27,16 @@ __metaclass__ = type
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import TaskFailure, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
+    branch_stand_in,
+    locate_branch,
+    project_to_be_made,
+)
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
     CREATE,
     REFUSE,
     UPDATE,
+    Missing,
     Refusal,
     decide,
     planned,
@@ -66,6 +72,17 @@ class Resource:
 
     def collection_path(self):
         raise NotImplementedError
+
+    def branch_named(self, wanted):
+        """The branch ``wanted`` (a name or an id; None: the default branch) of the task's project: one request.
+        In check mode, a branch or a project that an earlier task of the play would make is taken as made (the rule
+        of plan.Missing, with a warning): a stand-in without an id, of which nothing is read."""
+        if project_to_be_made(self.project_id, self.task):
+            return branch_stand_in(wanted)
+        try:
+            return locate_branch(self.client, self.project_id, wanted)
+        except Missing as missing:
+            return self.task.assume(missing)
 
     def item_path(self, current):
         return self.collection_path() + api_path(current[self.id_field])

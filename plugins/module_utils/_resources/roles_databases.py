@@ -30,11 +30,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     owned_by,
     without_password,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
-    list_roles_or_databases,
-    locate_branch,
-)
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, UPDATE, decide
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import list_roles_or_databases
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, UPDATE, Missing, decide
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource, sentence
 
 NOT_STORED = 412  # reveal_password when the project does not store passwords
@@ -55,13 +52,15 @@ class BranchItem(Resource):
     def find(self):
         """The branch (listed once per task), then the item among the branch's as they are now."""
         if self.branch is None:
-            self.branch = locate_branch(self.client, self.project_id, self.wanted_branch)
+            self.branch = self.branch_named(self.wanted_branch)
             self.label = "%s %r of branch %s" % (self.description.kind, self.name, branch_label(self.branch))
             self.task.kept["branch_id"] = self.branch["id"]
         named = [item for item in self.listed(self.description) if item["name"] == self.name]
         return named[0] if named else None
 
     def listed(self, description):
+        if self.branch["id"] is None:  # a branch an earlier task would make (check mode): nothing to read yet
+            return []
         return list_roles_or_databases(self.client, self.project_id, self.branch["id"], description)
 
     def collection_path(self):
@@ -221,7 +220,10 @@ class Database(BranchItem):
             return None
         roles = [role["name"] for role in self.listed(ROLE)]
         if owner not in roles:
-            return self.refusal("%s: its owner %r is not a role of the branch (its roles: %s); create it with "
-                                "neon.cloud.role first" % ("created" if plan.action == CREATE else "given another owner",
-                                                           owner, ", ".join(sorted(roles)) or "none"))
+            # Refused; in check mode taken as made by an earlier task of the play (plan.Missing).
+            self.task.assume(Missing(
+                self.refusal("%s: its owner %r is not a role of the branch (its roles: %s); create it with "
+                             "neon.cloud.role first" % ("created" if plan.action == CREATE else "given another owner",
+                                                        owner, ", ".join(sorted(roles)) or "none")),
+                "role %r of branch %s" % (owner, branch_label(self.branch))))
         return None

@@ -38,8 +38,10 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     find_branch,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
+    branch_stand_in,
     choose_branch,
     list_branches,
+    project_to_be_made,
     read_project_list,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
@@ -47,6 +49,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     REFUSE,
     Description,
     Field,
+    Missing,
     Plan,
     Refusal,
     decide,
@@ -233,17 +236,25 @@ class Snapshot(Resource):
 
     def find(self):
         if self.locate and self.branch is None:
-            branches = answers.Checker("GET", project_path(self.project_id, "branches")).each(
-                list_branches(self.client, self.project_id), "branches", **RESTORE_LINK_FIELDS)
-            self.branches = branches
-            if self.wanted_branch is not None:
-                self.branch = choose_branch(branches, self.wanted_branch, self.project_id)
+            if project_to_be_made(self.project_id, self.task):
+                self.branch = branch_stand_in(self.wanted_branch)
             else:
-                self.branch = default_branch(branches)
-                if self.branch is None:
-                    raise Refusal("project %s lists no default branch" % self.project_id)
+                branches = answers.Checker("GET", project_path(self.project_id, "branches")).each(
+                    list_branches(self.client, self.project_id), "branches", **RESTORE_LINK_FIELDS)
+                self.branches = branches
+                try:
+                    if self.wanted_branch is not None:
+                        self.branch = choose_branch(branches, self.wanted_branch, self.project_id)
+                    else:
+                        self.branch = default_branch(branches)
+                        if self.branch is None:
+                            raise Refusal("project %s lists no default branch" % self.project_id)
+                except Missing as missing:  # in check mode, a branch an earlier task would make (plan.Missing)
+                    self.branch = self.task.assume(missing)
             self.task.kept["branch_id"] = self.branch["id"]
-        named = [snapshot for snapshot in list_snapshots(self.client, self.project_id) if snapshot["name"] == self.name]
+        # A project an earlier task of the play would make (check mode: plan.Missing) has no snapshots yet.
+        snapshots = [] if project_to_be_made(self.project_id, self.task) else list_snapshots(self.client, self.project_id)
+        named = [snapshot for snapshot in snapshots if snapshot["name"] == self.name]
         return only_one(named, "snapshots", self.name, " in project %s" % self.project_id)
 
     def present(self, options):

@@ -34,7 +34,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.operations import 
     has_ended,
     list_operations,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal, assume
 from ansible_collections.neon.cloud.plugins.module_utils._results import task_result
 
 # Seconds between two polls of the operations a change started: the first after half a second,
@@ -129,6 +129,11 @@ class ResourceTask:
     def refused(self, refusal):
         """The failure for a Refusal (a choice that cannot be made, a project that does not exist)."""
         return self.failure(refusal.msg, refusal.cause)
+
+    def assume(self, missing):
+        """What the task names that does not exist yet (a plan.Missing): in check mode its stand-in, taken as made
+        by an earlier task of the play, with a warning saying so; otherwise the refusal (plan.assume)."""
+        return assume(missing, self.check_mode, self.warnings)
 
     def keep_on_failure(self, work, *args):
         """``work(*args)``, with any request error or refusal after a change turned into a failure that keeps
