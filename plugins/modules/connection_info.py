@@ -46,6 +46,10 @@ extends_documentation_fragment:
   - neon.cloud.api.info_module
   - ansible.builtin.action_common_attributes
 notes:
+  - In check mode, a branch, its read-write compute, a role or a database that does not exist yet (or a null or
+    empty O(project_id), a project only predicted) is taken as made by an earlier task of the play - the result then
+    has a null RV(uri), RV(host), RV(port) and RV(password), with a warning saying so (see R(a dry run, ansible_collections.neon.cloud.docsite.troubleshooting.check_mode)). Run for real, the task
+    fails naming what is missing.
   - For the requests each task costs, see the
     R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
@@ -87,7 +91,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 uri:
-  description: The connection URI, password included. A secret.
+  description: The connection URI, password included. A secret. Null in check mode when it is predicted (see notes).
   returned: success
   type: str
   sample: postgresql://shop_owner:secret@ep-jolly-frost-a57qv4wh-pooler.eu-central-1.aws.neon.tech/shop?sslmode=require

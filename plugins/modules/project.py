@@ -223,7 +223,10 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    details: Only reads; C(changed) and the diff tell what would be done.
+    details:
+      - Only reads; C(changed) and the diff tell what would be done.
+      - A project not made yet has a null C(id) in RV(project), which later tasks of the dry run take as a project an
+        earlier task makes (see R(a dry run, ansible_collections.neon.cloud.docsite.troubleshooting.check_mode)).
   diff_mode:
     support: full
     details:

@@ -64,7 +64,11 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    details: Only reads; C(changed) and the diff tell what would be done. No password is created, reset or read.
+    details:
+      - Only reads; C(changed) and the diff tell what would be done. No password is created, reset or read - RV(password)
+        is null where a run would return one.
+      - A branch or project that does not exist yet is taken as made by an earlier task of the play, with a warning
+        (see R(a dry run, ansible_collections.neon.cloud.docsite.troubleshooting.check_mode)).
   diff_mode:
     support: full
     details: Shows the role's name before and after, and that its password changes with O(reset_password); never a password.
@@ -141,7 +145,7 @@ password:
     - The role's password - a secret; register the result with C(no_log).
     - Only when this run created the role, reset its password, or read it with O(reveal_password); also when the
       task then failed.
-  returned: when created, reset or revealed
+  returned: when created, reset or revealed (null in check mode)
   type: str
   sample: npg_9XbZ3kQ2wLrT
 branch_id:

@@ -79,7 +79,10 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    details: Only reads; C(changed) and the diff tell what would be done. Nothing is taken or deleted.
+    details:
+      - Only reads; C(changed) and the diff tell what would be done. Nothing is taken or deleted.
+      - A branch or a project that does not exist yet is taken as made by an earlier task of the play, with a warning
+        saying so (see R(a dry run, ansible_collections.neon.cloud.docsite.troubleshooting.check_mode)).
   diff_mode:
     support: full
     details: Shows the snapshot's name, source branch, point and expiry before and after.

@@ -1378,3 +1378,77 @@ def test_snapshot_restore_examples_killed_after_the_finalize_run_again_pass(simu
     assert re.search(r"localhost\s*: ok=\d+\s+changed=0\s", again), scene.mask(again[-3000:])
     assert changes_of(simulator, rerun) == []
     check_one_rollback(scene)
+
+
+# ---------------------------------------------------------------------------------------------- a dry run first
+
+ASSUMED = "in check mode it is taken as made by an earlier task of the play"
+TASK_LINE = re.compile(r"^TASK \[(.*)\] \*+$")
+HOST_LINE = re.compile(r"^(ok|changed|skipping|fatal|failed): \[")
+
+
+class DryRun:
+    """A group of blocks that set up a new environment, run first with ``--check`` on a fresh simulator, as users
+    do (api-behaviour.rst, "Check mode and what an earlier task would make"). ``extra_vars``: what the pipeline
+    passes; ``changed``: tasks (by name) it must report as changes; ``assumed``: words of what a warning must say
+    check mode took as made by an earlier task."""
+
+    def __init__(self, changed, assumed, extra_vars=None):
+        self.changed = changed
+        self.assumed = assumed
+        self.extra_vars = extra_vars
+
+
+DRY_RUNS = {
+    # the seeded demo project and its main branch exist; the orders role does not
+    "application-database.rst": DryRun(
+        changed=["The service's own role", "Its database, owned by that role", "Give the role a new password"],
+        assumed=["Role 'orders' of branch 'main'"]),
+    # the shop project does not exist: every later task is given the null id of a project predicted
+    "pull request": DryRun(
+        extra_vars={"pr_number": 8, "pr_event": "opened"},
+        changed=["Create or find the application's project", "The application's role on main, which the branches made "
+                 "from main have too", "The application's database on main, owned by that role",
+                 "Create or reuse the branch of the pull request, from main, with a compute"],
+        assumed=["The task's project (project_id is empty"]),
+    # the organization's projects, none of them held to the baseline yet
+    "baseline": DryRun(changed=["Settings - who may connect, when maintenance happens, what a project may spend"],
+                       assumed=[]),
+}
+
+
+def task_statuses(output):
+    """The status each task of an ansible-playbook run (default output) reported, by its name: the last of its
+    hosts' lines."""
+    statuses, task = {}, None
+    for line in output.splitlines():
+        match = TASK_LINE.match(line)
+        if match:
+            task = match.group(1).split(" : ", 1)[-1]
+            continue
+        match = HOST_LINE.match(line)
+        if match and task is not None:
+            statuses[task] = match.group(1) if statuses.get(task) != "changed" else "changed"
+    return statuses
+
+
+@pytest.mark.parametrize("group", sorted(DRY_RUNS))
+def test_a_dry_run_of_a_new_environment_predicts_and_sends_nothing(group, simulator, collection_parent, tmp_path):
+    """The page's plays, read from the page, with ``--check --diff`` on a fresh simulator: they pass, report the
+    changes a real run would make, say what they took as made by an earlier task, and send no change."""
+    dry_run = DRY_RUNS[group]
+    scene = Scene(simulator, tmp_path, collection_parent)
+    argv = prepare_group(group, scene) + ["--check", "--diff"]
+    if dry_run.extra_vars:
+        argv = with_extra_vars(argv, scene, dry_run.extra_vars)
+    logged = simulator.requests()
+    proc = scene.command(argv)
+    sent = [(entry["method"], entry["path"]) for entry in simulator.requests(since=logged[-1]["seq"] if logged else 0)
+            if entry["method"] != "GET"]
+    assert sent == [], "the dry run sent changes: %s" % sent
+    statuses = task_statuses(proc.stdout)
+    output = " ".join((proc.stdout + proc.stderr).split())
+    assert [task for task in dry_run.changed if statuses.get(task) != "changed"] == [], scene.mask(proc.stdout[-6000:])
+    for words in dry_run.assumed:
+        assert words in output and ASSUMED in output, scene.mask(output[-4000:])
+    assert ASSUMED in output or not dry_run.assumed

@@ -185,3 +185,16 @@ def test_a_connection_to_a_branch_an_earlier_task_makes_is_predicted_in_check_mo
     assumed(predicted, "branch 'pr-3' of project %s" % pid)
     refused = failed(run(sim, "connection_info", project_id=pid, branch="pr-3", database="neondb", role="neondb_owner"))
     assert "project %s has no branch 'pr-3'" % pid in refused["msg"]
+
+
+def test_a_role_s_password_is_null_in_check_mode_where_a_run_returns_one(sim):
+    """A later task that stores the password (the weekly reset of application-database.rst) reads it in a dry run."""
+    pid = new_project(sim)["project"]["id"]
+    seq = last_seq(sim)
+    made = ok(run(sim, "role", check_mode=True, project_id=pid, branch="main", name="app"))
+    assert made["changed"] is True and "password" in made and made["password"] is None
+    reset = ok(run(sim, "role", check_mode=True, project_id=pid, branch="main", name="neondb_owner", reset_password=True))
+    assert reset["changed"] is True and "password" in reset and reset["password"] is None
+    found = ok(run(sim, "role", check_mode=True, project_id=pid, branch="main", name="neondb_owner"))
+    assert found["changed"] is False and "password" not in found
+    assert changes_since(sim, seq) == []

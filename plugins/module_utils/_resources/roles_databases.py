@@ -136,6 +136,13 @@ class Role(BranchItem):
     def pending(self, current, plan):
         return bool(self.reset_password)
 
+    def predicted(self, current, plan):
+        """Check mode's role; a password this run would return (created, reset or read again) is the service's to
+        give, so it is null, as a later task that stores it reads it (``rotated.password``)."""
+        if plan.action == CREATE or self.reset_password or self.reveal_password:
+            self.task.kept["password"] = None
+        return super(Role, self).predicted(current, plan)
+
     # ------------------------------------------------------------------------------------------ the password
 
     def take_answer(self, data):
