@@ -10,8 +10,14 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import choose_branch, locate_branch
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import branch_label
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
+    branch_stand_in,
+    choose_branch,
+    locate_branch,
+    project_not_made,
+)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Missing, Refusal, assume
 from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import make_client, make_response
 
 MAIN = {"id": "br-main-1", "name": "main", "default": True}
@@ -48,3 +54,41 @@ def test_locate_branch_reads_the_branches_once_and_chooses_or_takes_the_default(
         locate_branch(client, "p-1", "nope")
     assert "project p-1 has no branch 'nope'" in refused.value.msg
     assert len(adapter.sent) == 3
+
+
+# ---------------------------------------------------------------------------------------------- check mode (plan.Missing)
+
+
+def test_a_branch_that_is_not_there_is_a_missing_with_a_stand_in_and_the_same_words():
+    with pytest.raises(Missing) as missing:
+        choose_branch([MAIN], "dev", "p-1", "parent")
+    assert missing.value.msg == "parent 'dev' is neither the name nor the id of a branch of project p-1"
+    assert missing.value.stand_in == {"id": None, "name": "dev", "parent_id": None}
+    assert missing.value.what == "branch 'dev' of project p-1"
+
+
+def test_outside_check_mode_what_is_missing_is_refused_as_before():
+    warnings = []
+    missing = Missing("project p-1 has no branch 'dev'", "branch 'dev' of project p-1", {"id": None})
+    with pytest.raises(Refusal) as refused:
+        assume(missing, False, warnings)
+    assert refused.value.msg == "project p-1 has no branch 'dev'" and warnings == []
+
+
+def test_in_check_mode_what_is_missing_is_its_stand_in_said_once_in_a_warning():
+    warnings = []
+    missing = Missing("project p-1 has no branch 'dev'", "branch 'dev' of project p-1", {"id": None})
+    assert assume(missing, True, warnings) == {"id": None}
+    assert assume(missing, True, warnings) == {"id": None}
+    assert warnings == ["Branch 'dev' of project p-1 does not exist yet; in check mode it is taken as made by an "
+                        "earlier task of the play, and this result is predicted on that assumption (run for real, "
+                        "the task fails unless an earlier one makes it)."]
+
+
+@pytest.mark.parametrize("project_id, missing", [(None, True), ("", True), ("  ", True), ("p-1", False)])
+def test_a_null_or_empty_project_id_is_a_project_not_made(project_id, missing):
+    assert (project_not_made(project_id) is not None) is missing
+
+
+def test_a_branch_not_made_yet_is_labelled_so():
+    assert branch_label(branch_stand_in("dev")) == "'dev' (not made yet)"
