@@ -48,8 +48,9 @@ extends_documentation_fragment:
 notes:
   - In check mode, a branch, its read-write compute, a role or a database that does not exist yet (or a null or
     empty O(project_id), a project only predicted) is taken as made by an earlier task of the play - the result then
-    has a null RV(uri), RV(host), RV(port) and RV(password), with a warning saying so (see R(a dry run, ansible_collections.neon.cloud.docsite.troubleshooting.check_mode)). Run for real, the task
-    fails naming what is missing.
+    has a null RV(uri), RV(host), RV(port) and RV(password), with a warning saying so (see
+    R(a dry run, ansible_collections.neon.cloud.docsite.troubleshooting.check_mode)). Run for real, the task fails
+    naming what is missing.
   - For the requests each task costs, see the
     R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:

@@ -54,8 +54,9 @@ attributes:
     details:
       - Only reads; C(changed) and the diff tell what would be done.
       - An O(owner) role, a branch or a project that does not exist yet is taken as made by an earlier task of the
-        play, with a warning saying so (see R(a dry run, ansible_collections.neon.cloud.docsite.troubleshooting.check_mode)); run for real, the task fails before sending anything unless one
-        makes it.
+        play, with a warning saying so (see
+        R(a dry run, ansible_collections.neon.cloud.docsite.troubleshooting.check_mode)); run for real, the task
+        fails before sending anything unless one makes it.
   diff_mode:
     support: full
     details: Shows the database's name and owner before and after.

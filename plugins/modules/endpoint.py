@@ -67,7 +67,8 @@ attributes:
     details:
       - Only reads; C(changed) and the diff tell what would be done.
       - A branch or a project that does not exist yet is taken as made by an earlier task of the play, with a warning
-        saying so (see R(a dry run, ansible_collections.neon.cloud.docsite.troubleshooting.check_mode)); run for real, the task fails before sending anything unless one makes it.
+        saying so (see R(a dry run, ansible_collections.neon.cloud.docsite.troubleshooting.check_mode)); run for
+        real, the task fails before sending anything unless one makes it.
   diff_mode:
     support: full
     details: Shows the compute's size, suspend timeout and running state before and after.

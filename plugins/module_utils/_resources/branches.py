@@ -94,8 +94,8 @@ class Branch(Resource):
 
     def find(self):
         # A project an earlier task of the play would make (check mode: plan.Missing) has no branches yet.
-        self.branches = [] if project_to_be_made(self.project_id, self.task) else list_branches(self.client,
-                                                                                               self.project_id)
+        to_be_made = project_to_be_made(self.project_id, self.task)
+        self.branches = [] if to_be_made else list_branches(self.client, self.project_id)
         named = [branch for branch in self.branches if branch["name"] == self.name]
         return only_one(named, "branches", self.name, " in project %s" % self.project_id)
 
