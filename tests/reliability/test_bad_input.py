@@ -102,6 +102,13 @@ CASES = [
      r"^there is no project nosuchproject-000 that this API key reaches \(HTTP 404", 1),
     ("unknown project (connection_info)", "connection_info", dict(project_id="nosuchproject-000"),
      r"^there is no project nosuchproject-000 that this API key reaches \(HTTP 404", 1),
+    ("unknown project id, no name (project)", "project", dict(id="nosuchproject-000"),
+     r"^project id nosuchproject-000 does not exist, or this API key does not reach it \(HTTP 404: project not found, "
+     r"request id [0-9a-f-]{36}\): it may have been deleted, or belong to an account or organization the key does not "
+     r"reach; check id, or list the key's projects with neon\.cloud\.projects_info\. Nothing was changed$", 1),
+    ("unknown project id, with a name (project)", "project", dict(id="nosuchproject-000", name="shop"),
+     r"^project id nosuchproject-000 does not exist, or this API key does not reach it \(HTTP 404: project not found, "
+     r"request id [0-9a-f-]{36}\); to create a project named 'shop', leave id out\. Nothing was changed$", 1),
     ("connection_info: a role the branch does not have", "connection_info",
      dict(project_id=DEMO, role="ghost", database="ghost_db"),
      r"^branch '[^']+' \(br-[^)]+\) has no role 'ghost' \(its roles: [^)]+\); create it with neon\.cloud\.role$", 4),

@@ -81,6 +81,7 @@ class Project(Resource):
         self.org_id = org_id
         self.label = "project %r" % (name or project_id)
         self.unavailable = []
+        self.not_found = None  # the HTTP 404 that answered the read of project_id
         self.endpoint = None  # its default compute, when compute settings are asked
         self.compute_plan = Plan(NOTHING, "no compute settings asked")
         self.options = {}
@@ -117,6 +118,7 @@ class Project(Resource):
             data = self.client.get(path)
         except NeonAPIError as error:
             if error.status == 404:
+                self.not_found = error
                 return None
             raise
         project = answers.item_of(data, "GET", path, "project", answers.FULL_PROJECT_FIELDS, project_id)
@@ -133,6 +135,19 @@ class Project(Resource):
     def _unknown(self):
         return Refusal("the service could not list every project in time (%s unavailable), so whether a project "
                        "named %r exists is unknown; none was created" % (", ".join(self.unavailable), self.name))
+
+    def _no_such_id(self):
+        """The sentence for an ``id`` the service answered 404: a project is only created without ``id``, so only a
+        task that also names the project is told how to create one."""
+        error = self.not_found
+        said = ": %s" % error.api_message if error is not None and error.api_message else ""
+        request = ", request id %s" % error.request_id if error is not None and error.request_id else ""
+        text = "project id %s does not exist, or this API key does not reach it (HTTP 404%s%s)" % (
+            self.project_id, said, request)
+        if self.name is None:
+            return text + (": it may have been deleted, or belong to an account or organization the key does not "
+                           "reach; check id, or list the key's projects with neon.cloud.projects_info")
+        return text + "; to create a project named %r, leave id out" % self.name
 
     def collection_path(self):
         return "/projects"
@@ -153,8 +168,7 @@ class Project(Resource):
         if current is None and self.unavailable:
             raise self._unknown()
         if current is None and self.project_id is not None:
-            raise Refusal("there is no project with id %s that this key reaches; leave id out to create a project "
-                          "named %r" % (self.project_id, self.name))
+            raise Refusal(self._no_such_id())
         if current is None and options.get("org_id") is None and self.org_id:
             options = dict(options, org_id=self.org_id)  # the organization the service asked for when listing
         plan = decide(PROJECT, current, options, name=self.name or self.project_id)
