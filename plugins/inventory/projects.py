@@ -65,6 +65,11 @@ options:
 notes:
   - O(api_key) may be a template, such as a lookup of a vault or a secrets manager; it is rendered when the
     inventory is read.
+  - When the projects cannot be listed (the API down, a refused key, a bad option) the inventory source fails with
+    the request that failed, the service's status, message and request id. Ansible then only warns and goes on
+    without these hosts, so a play over them matches none and exits 0, unless C(any_unparsed_is_failed = true) is
+    set in the C([inventory]) section of C(ansible.cfg) (or C(ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED=true)); a
+    scheduled job should set it.
   - The cache holds the projects as listed, never the API key; its key is derived from a one-way digest of the
     API key and the options, so that two keys never share an entry.
 seealso:
@@ -108,6 +113,7 @@ import hashlib
 import re
 import sys
 
+from ansible import constants as C
 from ansible.errors import AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
@@ -147,6 +153,16 @@ def variable_name(field):
 def key_digest(api_key, *parts):
     material = "\n".join([api_key] + [str(part) for part in parts]).encode("utf-8")
     return hashlib.pbkdf2_hmac("sha256", material, CACHE_DIGEST_SALT, CACHE_DIGEST_ROUNDS)[:6].hex()
+
+
+def inventory_failure(text):
+    """The error that fails this inventory source. Ansible then only warns and plays on without its hosts
+    (a play over them: "no hosts matched", exit 0) unless told to stop, so the message says how."""
+    if not (C.INVENTORY_ANY_UNPARSED_IS_FAILED or C.INVENTORY_UNPARSED_IS_FAILED):
+        text += (". Without its hosts Ansible goes on and a play over them matches none: set any_unparsed_is_failed "
+                 "= true in the [inventory] section of ansible.cfg (or ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED=true) "
+                 "to stop here")
+    return AnsibleParserError(text)
 
 
 def host_variables(project, shared):
@@ -189,20 +205,20 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             api_key = self.templar.template(api_key)  # a lookup, as other inventory plugins allow for tokens
         options["api_key"] = "" if api_key is None else str(api_key)
         if not HAS_REQUESTS:
-            raise AnsibleParserError("the neon.cloud.projects inventory needs the Python library requests on the "
-                                     "controller (%s)" % sys.executable)
+            raise inventory_failure("the neon.cloud.projects inventory needs the Python library requests on the "
+                                    "controller (%s)" % sys.executable)
         try:
             check_options(options)
         except ConnectionOptionError as problem:
-            raise AnsibleParserError(str(problem))
+            raise inventory_failure(str(problem))
         return options
 
     def _org_ids(self):
         org_ids = self.get_option("org_ids") or []
         for org_id in org_ids:
             if not isinstance(org_id, str) or not ORG_ID_PATTERN.match(org_id):
-                raise AnsibleParserError("org_ids: each must be an organization id such as org-calm-tree-21298941 "
-                                         "(1 to 60 characters a-z, 0-9 and -), got %r" % (org_id,))
+                raise inventory_failure("org_ids: each must be an organization id such as org-calm-tree-21298941 "
+                                        "(1 to 60 characters a-z, 0-9 and -), got %r" % (org_id,))
         return list(org_ids)
 
     # ------------------------------------------------------------------------------------------ listing
@@ -222,12 +238,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         scrubber = client.scrubber  # knows the key: no piece of it reaches a message
         try:
             reach = reachable_projects(client, org_ids=org_ids, shared=shared)
-        except NeonAPIError as error:
-            raise AnsibleParserError(scrubber.scrub(error.describe()))
-        except TaskFailure as failure:
-            raise AnsibleParserError(scrubber.scrub(failure.msg))
-        except PathParameterError as error:
-            raise AnsibleParserError(scrubber.scrub(str(error)))
+        except (NeonAPIError, TaskFailure, PathParameterError) as error:
+            cause = error.describe() if isinstance(error, NeonAPIError) else getattr(error, "msg", str(error))
+            raise inventory_failure(scrubber.scrub("neon.cloud.projects could not list the projects: %s" % cause))
         finally:
             client.close()
         return {
@@ -268,7 +281,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                     return False
             except Exception as exc:  # pylint: disable=broad-except  # any template error: the user's filter
                 if strict:
-                    raise AnsibleParserError("filters: %r could not be evaluated for project %s: %s" % (
+                    raise inventory_failure("filters: %r could not be evaluated for project %s: %s" % (
                         condition, project_id, exc))
                 return False
         return True

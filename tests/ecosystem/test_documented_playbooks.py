@@ -47,6 +47,7 @@ from test_simulator_package import check_guide_scene, check_guide_workflow
 PAGES = os.path.join(ROOT, "docs", "docsite", "rst")
 MODULES = os.path.join(ROOT, "plugins", "modules")
 DIRECTIVE = re.compile(r"^(\s*)\.\. code-block:: (yaml|yaml\+jinja)\s*$")
+INI_DIRECTIVE = re.compile(r"^(\s*)\.\. code-block:: ini\s*$")
 DEMO_PROJECT = "shiny-river-12345678"
 ORG_PROJECT = "bold-glade-61830452"  # checkout-api, a project of the seeded organization
 VAULT_PASSWORD = "documented-playbooks-vault-password"
@@ -102,11 +103,16 @@ class Block:
 
 def rst_blocks(path):
     """The YAML code blocks of a page, dedented, with the line each starts on."""
+    return [Block(os.path.basename(path), line, text) for line, text in code_blocks(path, DIRECTIVE)]
+
+
+def code_blocks(path, directive):
+    """(line, text) of each code block of a page whose directive matches ``directive``, dedented."""
     with open(path, encoding="utf-8") as handle:
         lines = handle.read().splitlines()
     blocks = []
     for index, line in enumerate(lines):
-        match = DIRECTIVE.match(line)
+        match = directive.match(line)
         if not match:
             continue
         indent = len(match.group(1))
@@ -118,8 +124,16 @@ def rst_blocks(path):
         while body and re.match(r"^\s*:[\w-]+:", body[0]):  # the directive's options (:caption: ...)
             body.pop(0)
         text = textwrap.dedent("\n".join(body)).strip("\n")
-        blocks.append(Block(os.path.basename(path), index + 1, text + "\n"))
+        blocks.append((index + 1, text + "\n"))
     return blocks
+
+
+def ansible_cfg_of(page):
+    """The ansible.cfg a page shows (an ``ini`` block whose first line is ``# ansible.cfg...``), or None."""
+    shown = [text for _line, text in code_blocks(os.path.join(PAGES, page), INI_DIRECTIVE)
+             if text.startswith("# ansible.cfg")]
+    assert len(shown) <= 1, "%s shows more than one ansible.cfg" % page
+    return shown[0] if shown else None
 
 
 def examples_block(path):
@@ -763,6 +777,12 @@ def check_baseline(scene):
     assert "riley@example.com" not in [member["user"]["email"] for member in members]
 
 
+def baseline_ansible_cfg(scene):  # pylint: disable=unused-argument  # a file of a Run: a function of the scene
+    shown = ansible_cfg_of(BASELINE_PAGE)
+    assert shown, "%s shows no ansible.cfg" % BASELINE_PAGE
+    return shown
+
+
 def check_baseline_job_templates(scene):
     """The drift report runs in check mode with diff, every night; the fix runs for real."""
     calls = scene.awx_calls()
@@ -902,6 +922,9 @@ PR_GUIDE = "branch-per-pull-request.rst: A database branch for the pull request"
 ORDERS = "application-database.rst: The orders service's database"
 LIVE_URL = "https://console.neon.tech/api/v2"
 # Pages whose plays only read, wait, or change what no other of them reads: one ansible-playbook run.
+BASELINE_PAGE = "project-baseline.rst"
+BASELINE_PLAY = "%s: Stop unless the inventory lists the organization's projects" % BASELINE_PAGE
+BASELINE_INVENTORY = "%s: # baseline.neon.yml" % BASELINE_PAGE
 PAGES_RUN = "authentication, inventory (AWX), key-types, pagination, troubleshooting and waiting"
 # The EXAMPLES of the modules that only read, or that run in check mode: one run.
 READERS_RUN = "EXAMPLES of api_key, api_key_info, auth_info, branch_info, operation_info, project, projects_info"
@@ -939,8 +962,9 @@ BLOCKS = {
     "branch-per-pull-request.rst: name: Database branch": Checked(
         check_workflow, "a GitHub Actions workflow: it must run the page's playbook with the variables it reads"),
     # project-baseline.rst: the baseline play, then the offboarding, over the organization's projects
-    "project-baseline.rst: # baseline.neon.yml": Inventory("baseline.neon.yml", check_baseline_inventory),
-    "project-baseline.rst: Hold every project of the organization to the baseline": Run(group="baseline"),
+    BASELINE_INVENTORY: Inventory("baseline.neon.yml", check_baseline_inventory),
+    BASELINE_PLAY: Run(group="baseline", files={"ansible.cfg": baseline_ansible_cfg},
+                       why="the ansible.cfg the page puts beside the play"),
     "project-baseline.rst: The baseline as AWX job templates - a nightly drift report and the fix": Run(),
     "project-baseline.rst: Offboard a person - out of the organization and out of every project they were given":
         Run(group="baseline"),
@@ -1059,7 +1083,7 @@ GROUPS = {
     "inventory play": Group(inventory="inventory.rst: # all.neon.yml", limit="%s:%s" % (DEMO_PROJECT, ORG_PROJECT),
                             why="two of the inventory's 41 hosts: each host costs a module run, and two show the play"),
     "key-rotation.rst": Group(setup=stale_and_fresh_keys, check=check_key_rotation),
-    "baseline": Group(setup=share_with_riley, inventory="project-baseline.rst: # baseline.neon.yml", check=check_baseline),
+    "baseline": Group(setup=share_with_riley, inventory=BASELINE_INVENTORY, check=check_baseline),
     "project-baseline.rst": Group(check=check_baseline_job_templates),
     "recovery: restore": Group(setup=orders_then_a_bad_change, check=check_point_in_time_restore),
     "recovery: rollback": Group(setup=orders_and_a_failing_migration, check=check_rollback, postgres=True,
@@ -1452,3 +1476,65 @@ def test_a_dry_run_of_a_new_environment_predicts_and_sends_nothing(group, simula
     for words in dry_run.assumed:
         assert words in output and ASSUMED in output, scene.mask(output[-4000:])
     assert ASSUMED in output or not dry_run.assumed
+
+
+def closed_port_url():
+    """The URL of an API that is not running: a port bound on 127.0.0.1 that never listens refuses connections."""
+    import socket
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    return sock, "http://127.0.0.1:%d/api/v2" % sock.getsockname()[1]
+
+
+def test_the_baseline_and_its_drift_report_fail_when_the_inventory_cannot_be_read(simulator, collection_parent,
+                                                                                  tmp_path):
+    """project-baseline.rst's play, its inventory file and the ansible.cfg the page shows, as a scheduled job runs
+    them while the API fails: the drift report (--check --diff) against an API that answers HTTP 500, the fix
+    against one that is not running, and the report where the ansible.cfg is not read. Each run exits non-zero
+    with the cause in its output without -v; none plays on with "no hosts matched"."""
+    scene = Scene(simulator, tmp_path, collection_parent)
+    (key, block), = [(key, block) for key, block in ALL_BLOCKS.items() if block.source == BASELINE_PAGE
+                     and block.kind == "playbook" and "Hold every project of the organization to the baseline"
+                     in [play.get("name") for play in block.data]]
+    scene.write("baseline.yml", yaml.dump(play_of(key, block, Run(), scene, None), Dumper=BlockDumper,
+                                          sort_keys=False, width=1000))
+    scene.write("baseline.neon.yml", next(block.text for block in ALL_BLOCKS.values() if block.source == BASELINE_PAGE
+                                          and block.kind == "inventory"))
+    config = ansible_cfg_of(BASELINE_PAGE)
+    if config is not None:
+        scene.write("ansible.cfg", config)
+
+    def run(*options, **env):
+        proc = subprocess.run([tool("ansible-playbook"), "-i", "baseline.neon.yml", "baseline.yml"] + list(options),
+                              cwd=str(scene.dir), env=dict(scene.environment(), **env), timeout=240,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, check=False)
+        output = proc.stdout + proc.stderr
+        shown = "exit %d\n%s" % (proc.returncode, scene.mask(output[-6000:]))
+        assert simulator.api_key not in output, "the API key is in the output"
+        assert proc.returncode != 0, "the run went on without the inventory: %s" % shown
+        assert "no hosts matched" not in output, shown
+        return proc.returncode, output, shown
+
+    # The nightly drift report, the API answering HTTP 500 to everything: the request, the status, the service's
+    # message and the request id of the last attempt, without -v.
+    simulator.add_fault(status=500, count=1000)
+    _rc, output, shown = run("--check", "--diff")
+    (last,) = [entry for entry in simulator.requests() if entry["path"] == "/api/v2/auth"][-1:]
+    assert "neon.cloud.projects could not list the projects: GET /auth failed: HTTP 500: internal server error " \
+           "(request id %s)" % last["request_id"] in output, shown
+    assert "Completely failed to parse inventory source" in output, shown
+
+    # The fix, run by hand while nothing listens at the API's address.
+    sock, dead_url = closed_port_url()
+    try:
+        _rc, output, shown = run(NEON_API_URL=dead_url)
+        assert "GET /auth failed: could not connect" in output, shown
+
+        # Where the ansible.cfg is not read (here overridden), the play's first play stops the report.
+        rc, output, shown = run("--check", "--diff", NEON_API_URL=dead_url,
+                                ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED="false")
+        assert rc == 2 and "The inventory holds no project, so nothing was checked" in output, shown
+        assert "GET /auth failed: could not connect" in output and "any_unparsed_is_failed = true" in output, shown
+    finally:
+        sock.close()
