@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Scenarios of the inventory plugin neon.cloud.projects, run by runme.sh: ansible-inventory --list
 with personal, organization and project-scoped keys, org_ids, shared, keyed groups, the cache, a
-partial answer and a refused key, and a play over the hosts. Each check prints one line; the first
+partial answer, a refused key, an API that fails under a play (Ansible plays on without the hosts
+unless any_unparsed_is_failed is set), and a play over the hosts. Each check prints one line; the first
 that fails ends the target with what it saw (never a key)."""
 
 import json
@@ -46,8 +47,8 @@ PIECE = 12
 
 def run(args, key=API_KEY, expect_rc=0, env=None):
     environment = dict(os.environ, NEON_API_KEY=key, ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0",
-                       ANSIBLE_INVENTORY_UNPARSED_FAILED="true", ANSIBLE_LOCALHOST_WARNING="false",
-                       **(env or {}))
+                       ANSIBLE_INVENTORY_UNPARSED_FAILED="true", ANSIBLE_LOCALHOST_WARNING="false")
+    environment.update(env or {})
     done = subprocess.run(args, env=environment, capture_output=True, text=True, timeout=300, check=False)
     output = done.stdout + done.stderr
     for secret in SECRETS:
@@ -76,6 +77,11 @@ def plain(value):
 def listing(path, key=API_KEY, env=None):
     done = run(["ansible-inventory", "-i", path, "--list"], key=key, env=env)
     return plain(json.loads(done.stdout)), done.stderr
+
+
+def one_line(output):
+    """Output with every run of white space one space: ansible-core 2.17 and 2.18 wrap warnings at 80 columns."""
+    return " ".join(output.split())
 
 
 def hosts_of(data):
@@ -196,13 +202,33 @@ def main():
 
     # ---- a refused key and a bad option: one clear message, no traceback, no key even at -vvv
     done = run(["ansible-inventory", "-i", everything, "--list", "-vvv"], key="x" * 64, expect_rc=1)
-    output = done.stdout + done.stderr
+    output = one_line(done.stdout + done.stderr)
     check("a refused key: Ansible's inventory error with the request that failed, no traceback",
           "Failed to parse" in output and "GET /auth failed: HTTP 401" in output and "Traceback" not in output
           and "x" * 64 not in output, output)
     done = run(["ansible-inventory", "-i", inventory_file("bad.neon.yml", org_ids=["Not An Id"]), "--list"],
                expect_rc=1)
     check("a bad option: one clear message", "org_ids: each must be an organization id" in done.stderr, done.stderr)
+
+    # ---- the API failing while a play runs over the inventory: by default Ansible only warns and plays on with no
+    # host (exit 0), so the plugin's message names the cause and says how to stop; with any_unparsed_is_failed
+    # (ansible.cfg's [inventory] section, or its environment variable) the run stops with that cause
+    control("POST", "/faults", {"status": 500, "count": 100})
+    failing = inventory_file("failing.neon.yml", org_ids=[org["id"]], api_retries=0)
+    done = run(["ansible-playbook", "-i", failing, "over_projects.yml"], env={"ANSIBLE_INVENTORY_UNPARSED_FAILED": "false"})
+    output = one_line(done.stdout + done.stderr)
+    check("an API that fails, by default: Ansible plays on with no host, and the warning names the request that "
+          "failed and how to stop", "no hosts matched" in output
+          and "neon.cloud.projects could not list the projects: GET /auth failed: HTTP 500: internal server error "
+          "(request id " in output and "ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED=true" in output, output)
+    done = run(["ansible-playbook", "-i", failing, "over_projects.yml"], expect_rc=1,
+               env={"ANSIBLE_INVENTORY_UNPARSED_FAILED": "false", "ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED": "true"})
+    output = one_line(done.stdout + done.stderr)
+    check("an API that fails, with any_unparsed_is_failed: the run stops before any play, with the cause",
+          "Completely failed to parse inventory source" in output and "PLAY [" not in output
+          and "GET /auth failed: HTTP 500: internal server error (request id " in output
+          and "ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED=true" not in output, output)
+    control("DELETE", "/faults")
 
     # ---- a play over the hosts of one organization
     done = run(["ansible-playbook", "-i", inventory_file("play.neon.yml", org_ids=[org["id"]]), "over_projects.yml"],
