@@ -265,6 +265,26 @@ def test_api_errors_become_parser_errors_without_the_key(tmp_path, monkeypatch):
     assert KEY[:20] not in str(caught.value)
 
 
+@pytest.mark.parametrize("stops", [None, "INVENTORY_ANY_UNPARSED_IS_FAILED", "INVENTORY_UNPARSED_IS_FAILED"])
+def test_an_api_that_fails_names_the_plugin_the_request_and_how_to_stop_the_run(tmp_path, monkeypatch, stops):
+    """Ansible plays on without the hosts of a failed source unless configured to stop: the message says how,
+    unless it is configured so."""
+    class Failing(RouteClient):
+        def get(self, path, params=None, deadline=None):
+            raise NeonAPIError("GET", path, "HTTP 500: internal server error", status=500,
+                               api_message="internal server error", request_id="6f1c0e2a-0000-4000-8000-000000000001")
+
+    monkeypatch.setattr(plugin_module.C, "INVENTORY_ANY_UNPARSED_IS_FAILED", stops == "INVENTORY_ANY_UNPARSED_IS_FAILED")
+    monkeypatch.setattr(plugin_module.C, "INVENTORY_UNPARSED_IS_FAILED", stops == "INVENTORY_UNPARSED_IS_FAILED")
+    with pytest.raises(AnsibleParserError) as caught:
+        run_plugin(tmp_path, monkeypatch, Failing(), {"org_ids": ["org-a"]})
+    message = str(caught.value)
+    assert message.startswith("neon.cloud.projects could not list the projects: GET /auth failed: HTTP 500: internal "
+                              "server error (request id 6f1c0e2a-0000-4000-8000-000000000001)")
+    hint = "set any_unparsed_is_failed = true in the [inventory] section of ansible.cfg"
+    assert (hint in message) == (stops is None), message
+
+
 def test_a_cached_run_makes_no_request_and_the_cache_holds_no_key(tmp_path, monkeypatch):
     cache = FakeCache()
     first = RouteClient(key_type="api_key_org", account="org-a", projects={None: [project("p-1")]})
