@@ -31,6 +31,7 @@ import datetime
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import textwrap
@@ -777,7 +778,8 @@ def check_baseline(scene):
     assert "riley@example.com" not in [member["user"]["email"] for member in members]
 
 
-def baseline_ansible_cfg(scene):  # pylint: disable=unused-argument  # a file of a Run: a function of the scene
+def baseline_ansible_cfg(_scene):
+    """The page's ansible.cfg, as a file of its Run."""
     shown = ansible_cfg_of(BASELINE_PAGE)
     assert shown, "%s shows no ansible.cfg" % BASELINE_PAGE
     return shown
@@ -1480,8 +1482,6 @@ def test_a_dry_run_of_a_new_environment_predicts_and_sends_nothing(group, simula
 
 def closed_port_url():
     """The URL of an API that is not running: a port bound on 127.0.0.1 that never listens refuses connections."""
-    import socket
-
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     return sock, "http://127.0.0.1:%d/api/v2" % sock.getsockname()[1]
