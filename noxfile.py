@@ -173,7 +173,7 @@ def pytest(session):
     # Most of the suite's time is waiting (timeouts, slow answers, operations): three pytest-xdist
     # workers wait side by side. The report test then runs alone, on the results the workers
     # wrote (tests/reliability/conftest.py).
-    session.run("python", "-m", "pytest", "-n", str(PYTEST_WORKERS), "-m", "not report", env=env)
+    session.run("python", "-m", "pytest", "-n", str(PYTEST_WORKERS), "-m", "not report", "--durations=30", env=env)
     session.run("python", "-m", "pytest", "-m", "report", env=env)
 
 
