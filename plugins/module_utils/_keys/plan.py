@@ -99,7 +99,17 @@ def plan_present(existing, now, name, rotate=False, max_age_days=None, keep=None
     else:
         create, reason = False, "an active key named %r exists (id %s)" % (name, newest["id"])
 
-    if create:
+    if create and keep is not None and newest is not None and never_used(newest):
+        # A rotation after an interrupted run (the newest key never used, its secret perhaps lost): the keys
+        # consumers used are kept before the never-used ones, so keep=2 keeps the key that works, not the lost one.
+        ranked = [item for item in ordered if not never_used(item)] + [item for item in ordered if never_used(item)]
+        kept = newest_first(ranked[:keep - 1])
+        passed_over = [item for item in ordered[:keep - 1] if item not in kept]
+        if passed_over:
+            reason += "; never used, key%s %s revoked before the used key%s %s" % (
+                "" if len(passed_over) == 1 else "s", ", ".join(str(item.get("id")) for item in passed_over),
+                "" if len(kept) == 1 else "s", ", ".join(str(item.get("id")) for item in kept))
+    elif create:
         kept = ordered[:keep - 1] if keep is not None else ([] if newest is not None else ordered)
     else:
         kept = ordered[:keep] if keep is not None else ordered

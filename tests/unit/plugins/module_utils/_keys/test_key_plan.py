@@ -216,6 +216,17 @@ def test_a_trim_under_a_never_used_newest_key_leaves_the_keys_consumers_used():
     assert (plan.action, plan.create, ids(plan.kept), ids(plan.revoke)) == ("rotated", True, [], [3, 2])
 
 
+def test_a_rotation_after_an_interrupted_run_keeps_the_used_key_not_the_lost_one():
+    # keep=2 (each key lives two periods): the run killed after its create left key 2, never used; key 1 is what
+    # the consumers hold. rotate=true, as the warning says, must keep key 1 beside the new one, and revoke key 2
+    plan = plan_present([key(2, 0.01), key(1, 31, 0.02)], NOW, "ci", rotate=True, keep=2)
+    assert (plan.action, plan.create, ids(plan.kept), ids(plan.revoke)) == ("rotated", True, [1], [2])
+    assert "never used, key 2 revoked before the used key 1" in plan.reason
+    # when the newest key was used, a rotation keeps the newest ones, as keep says
+    plan = plan_present([key(2, 1, 0.5), key(1, 31, 0.02)], NOW, "ci", rotate=True, keep=2)
+    assert (ids(plan.kept), ids(plan.revoke)) == ([2], [1])
+
+
 @pytest.mark.parametrize("existing, options", [
     ([key(2, 1, 0.5), key(1, 5)], {}),                        # the newest was used (an older one never was)
     ([dict(key(2, 1), last_used_at="2026-11-25T11:00:00Z")], {}),
