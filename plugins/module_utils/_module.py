@@ -117,12 +117,15 @@ class NeonModule:
         if value in (".", ".."):
             self.fail("%s must not be %r: it would make the request reach another endpoint" % (name, value))
 
-    def resource_task(self, *path_parameters):
+    def resource_task(self, *path_parameters, predicts_project=False):
         """The ResourceTask of a module that changes resources, once ``path_parameters`` (option
-        names) and the wait options (plugins/doc_fragments/api.py, WAIT) are checked."""
+        names) and the wait options (plugins/doc_fragments/api.py, WAIT) are checked. ``predicts_project``:
+        the module's resource takes an empty ``project_id`` in check mode as a project an earlier task would
+        make (_resources/plan.py, Missing; docs/docsite/rst/troubleshooting.rst, "A dry run")."""
         for name in path_parameters:
-            if name == "project_id" and self.check_mode and not (self.params.get(name) or "").strip():
-                continue  # a project an earlier task would make (check mode: _resources/plan.py, Missing)
+            if name == "project_id" and predicts_project and self.check_mode and \
+                    not (self.params.get(name) or "").strip():
+                continue
             self.require_path_parameter(name)
         self.require_positive("wait_timeout")
         return ResourceTask(self.client, wait=self.params["wait"], wait_timeout=self.params["wait_timeout"],

@@ -323,7 +323,7 @@ def work(neon):
     params = neon.params
     if not 1 <= len(params["name"]) <= 256:
         neon.fail("name must be 1 to 256 characters long, got %d" % len(params["name"]))
-    task = neon.resource_task("project_id", "name")
+    task = neon.resource_task("project_id", "name", predicts_project=True)
     if params["state"] == "absent":
         return Branch(task, params["project_id"], params["name"]).absent()
     branch = Branch(task, params["project_id"], params["name"], compute=neon.compute_option("compute"),

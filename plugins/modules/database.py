@@ -162,7 +162,7 @@ def work(neon):
         neon.fail("name must be at most %d bytes long" % DATABASE_NAME_MAX_BYTES)
     if params["name"] in RESERVED_DATABASES:
         neon.fail("name %r is one of the service's own databases (%s)" % (params["name"], ", ".join(RESERVED_DATABASES)))
-    task = neon.resource_task("project_id", "branch", "name")
+    task = neon.resource_task("project_id", "branch", "name", predicts_project=True)
     database = Database(task, params["project_id"], params["branch"], params["name"])
     if params["state"] == "absent":
         return database.absent()

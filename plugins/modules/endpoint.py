@@ -180,7 +180,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.task import 
 def work(neon):
     params = neon.params
     settings = dict((option, params[option]) for option in ("min_cu", "max_cu", "suspend_timeout_seconds"))
-    task = neon.resource_task("project_id", "branch", "id")
+    task = neon.resource_task("project_id", "branch", "id", predicts_project=True)
     compute = Endpoint(task, params["project_id"], params["branch"], params["type"], params["id"], params["state"])
     if params["state"] == "absent":
         return compute.absent()

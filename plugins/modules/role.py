@@ -171,7 +171,7 @@ def work(neon):
     params = neon.params
     if len(params["name"].encode("utf-8")) > ROLE_NAME_MAX_BYTES:
         neon.fail("name must be at most %d bytes long" % ROLE_NAME_MAX_BYTES)
-    task = neon.resource_task("project_id", "branch", "name")
+    task = neon.resource_task("project_id", "branch", "name", predicts_project=True)
     if params["state"] == "absent":
         if params["reset_password"] or params["reveal_password"]:
             neon.fail("reset_password and reveal_password need state=present")

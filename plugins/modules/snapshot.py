@@ -192,7 +192,7 @@ def work(neon):
     params = neon.params
     if not params["name"].strip():
         neon.fail("name must not be empty")
-    task = neon.resource_task("project_id", "branch")
+    task = neon.resource_task("project_id", "branch", predicts_project=True)
     snapshot = Snapshot(task, params["project_id"], params["name"], params["branch"])
     if params["state"] == "absent":
         return snapshot.absent()

@@ -1415,7 +1415,7 @@ HOST_LINE = re.compile(r"^(ok|changed|skipping|fatal|failed): \[")
 
 class DryRun:
     """A group of blocks that set up a new environment, run first with ``--check`` on a fresh simulator, as users
-    do (api-behaviour.rst, "Check mode and what an earlier task would make"). ``extra_vars``: what the pipeline
+    do (troubleshooting.rst, "A dry run (--check) of a new environment"). ``extra_vars``: what the pipeline
     passes; ``changed``: tasks (by name) it must report as changes; ``assumed``: words of what a warning must say
     check mode took as made by an earlier task."""
 

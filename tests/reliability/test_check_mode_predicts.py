@@ -4,7 +4,7 @@
 """Check mode of a new environment predicts instead of failing (issue 37, point 3.4).
 
 A module runs alone: in check mode it cannot see that an earlier task of the play would make what it
-needs. The rule (docs/docsite/rst/api-behaviour.rst, "Check mode and what an earlier task would make";
+needs. The rule (docs/docsite/rst/troubleshooting.rst, "A dry run (--check) of a new environment";
 _resources/plan.py, Missing): in check mode, a project whose id is null or empty (a project predicted by
 neon.cloud.project has none yet), a branch of the project, a database's owner role, a branch's compute, a
 role or database to connect with, that does not exist, is taken as made by an earlier task of the play:
@@ -198,3 +198,24 @@ def test_a_role_s_password_is_null_in_check_mode_where_a_run_returns_one(sim):
     found = ok(run(sim, "role", check_mode=True, project_id=pid, branch="main", name="neondb_owner"))
     assert found["changed"] is False and "password" not in found
     assert changes_since(sim, seq) == []
+
+
+def test_a_branch_id_that_does_not_exist_is_refused_in_check_mode_too(sim):
+    # no task of a play makes a branch of a given id: a typo or another project's branch id is no prediction
+    pid = new_project(sim)["project"]["id"]
+    seq = last_seq(sim)
+    refused = failed(run(sim, "branch", check_mode=True, project_id=pid, name="feature",
+                         parent="br-wispy-meadow-a5l2dqxb"))
+    assert "parent 'br-wispy-meadow-a5l2dqxb' is neither the name nor the id of a branch of project %s" % pid \
+        in refused["msg"]
+    assert ASSUMED not in " ".join(warning_texts(refused))
+    assert changes_since(sim, seq) == []
+
+
+@pytest.mark.parametrize("module, options", [
+    ("branch_restore", {"branch": "main", "source_branch": "dev"}),
+    ("snapshot_restore", {"snapshot": "nightly", "target_branch": "main"}),
+])
+def test_modules_that_predict_no_project_refuse_an_empty_project_id_in_check_mode_as_before(sim, module, options):
+    refused = failed(run(sim, module, check_mode=True, project_id="", **options))
+    assert refused["msg"] == "project_id must not be empty"

@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import contextlib
+import re
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
@@ -29,6 +30,9 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
 # GET /projects/{id}/branches: limit 1-10000 (docs/docsite/rst/api-behaviour.rst); the largest page
 # keeps a project's listing to one request for every plan's branch limit.
 BRANCHES_PAGE_MAX = 10000
+# The shape of the ids the service gives branches (``br-wispy-meadow-a5l2dqxb``): no task of a play can make a branch
+# of a given id, so in check mode a missing one is refused, not taken as made by an earlier task (plan.Missing).
+SERVICE_BRANCH_ID = re.compile(r"^br-[a-z]+-[a-z]+-[a-z0-9]{6,8}$")
 
 
 def list_branches(client, project_id, search=None):
@@ -73,9 +77,11 @@ def choose_branch(branches, wanted, project_id, option=None):
     Refusal naming ``option`` (the option that named it: ``parent``, ``source_branch``...; None: the task's branch)."""
     chosen = find_branch(branches, wanted)
     if chosen is None:
-        raise Missing("project %s has no branch %r" % (project_id, wanted) if option is None else
-                      "%s %r is neither the name nor the id of a branch of project %s" % (option, wanted, project_id),
-                      "branch %r of project %s" % (wanted, project_id), branch_stand_in(wanted))
+        msg = ("project %s has no branch %r" % (project_id, wanted) if option is None else
+               "%s %r is neither the name nor the id of a branch of project %s" % (option, wanted, project_id))
+        if SERVICE_BRANCH_ID.match(str(wanted)):  # an id the service gave: no earlier task of the play makes it
+            raise Refusal(msg)
+        raise Missing(msg, "branch %r of project %s" % (wanted, project_id), branch_stand_in(wanted))
     return chosen
 
 

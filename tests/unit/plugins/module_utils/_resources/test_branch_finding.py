@@ -67,6 +67,17 @@ def test_a_branch_that_is_not_there_is_a_missing_with_a_stand_in_and_the_same_wo
     assert missing.value.what == "branch 'dev' of project p-1"
 
 
+@pytest.mark.parametrize("wanted", ["br-wispy-meadow-a5l2dqxb", "br-aged-salad-637688"])
+def test_a_branch_id_of_the_service_that_is_not_there_is_refused_even_in_check_mode(wanted):
+    # no task of a play makes a branch of a given id: a typo or another project's id is no branch to predict
+    with pytest.raises(Refusal) as refused:
+        choose_branch([MAIN], wanted, "p-1", "parent")
+    assert not isinstance(refused.value, Missing)
+    assert refused.value.msg == "parent %r is neither the name nor the id of a branch of project p-1" % wanted
+    with pytest.raises(Missing):  # a name that merely starts so is one a task may make
+        choose_branch([MAIN], "br-feature-login", "p-1")
+
+
 def test_outside_check_mode_what_is_missing_is_refused_as_before():
     warnings = []
     missing = Missing("project p-1 has no branch 'dev'", "branch 'dev' of project p-1", {"id": None})
