@@ -156,10 +156,13 @@ def expiry_warning(current, wanted):
 
 
 def limit_refusal(error):
-    """Whether the service's refusal ``error`` (a NeonAPIError) of a create speaks of a limit: the words of the
-    manual snapshots limit are not documented, so a 4xx whose message or code names a limit."""
+    """Whether the service's refusal ``error`` (a NeonAPIError) of a create speaks of the snapshots limit: its words
+    are not documented (the live service said "HTTP 422: manual snapshots limit of 1 exceeded"), so a 4xx other
+    than 429 (a rate limit) whose message or code names both a snapshot and a limit."""
+    if error is None or error.status == 429 or not 400 <= (error.status or 0) < 500:
+        return False
     words = ("%s %s" % (getattr(error, "api_message", None) or "", getattr(error, "code", None) or "")).lower()
-    return error is not None and 400 <= (error.status or 0) < 500 and "limit" in words
+    return "limit" in words and "snapshot" in words
 
 
 def blocking_snapshots(snapshots, branches):

@@ -142,6 +142,9 @@ def test_a_create_refused_for_the_limit_names_the_manual_snapshots_that_hold_it(
     assert limit_refusal(Refused(422, "manual snapshots limit of 1 exceeded"))
     assert limit_refusal(Refused(400, "too many", "SNAPSHOTS_LIMIT_EXCEEDED"))
     assert not limit_refusal(Refused(409, "snapshot already exists")) and not limit_refusal(Refused(500, "limit"))
+    # a rate limit, or another limit, is no reason to name the project's snapshots
+    assert not limit_refusal(Refused(429, "rate limit exceeded for snapshots"))
+    assert not limit_refusal(Refused(422, "branch limit exceeded"))
     scheduled = dict(TAKEN, id="snap-2", name="nightly", manual=False)
     said = blocking_snapshots([TAKEN, scheduled], [OLD_MAIN, NEW_MAIN])
     assert "holds 1 manual snapshot," in said and "'before' (snap-1, of branch br-root 'main (old)'" in said
