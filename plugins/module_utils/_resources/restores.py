@@ -226,9 +226,10 @@ def _restored_before(branch, found, label, timestamp, lsn):
 def restored_to(branch, timestamp=None, lsn=None):
     """The point the restored ``branch`` holds, as the service shows it (its ``parent_timestamp`` and ``parent_lsn``,
     final once the restore's operations have ended): ``{"timestamp", "lsn"}``. ``timestamp`` and ``lsn``, the point
-    this run restored to, fill in what the service leaves out (SPEC: ``parent_timestamp`` "might stay empty"); a
-    rerun that restored nothing gives none, so that it returns the earlier restore's point, never the one asked."""
-    return {"timestamp": branch.get("parent_timestamp") or timestamp, "lsn": branch.get("parent_lsn") or lsn}
+    this run restored to, come first for their kind (what the service shows of it may lag), the service's filling in
+    the other (the LSN of a restored moment), or what it leaves out (SPEC: ``parent_timestamp`` "might stay empty");
+    a rerun that restored nothing gives none, so that it returns the earlier restore's point, never the one asked."""
+    return {"timestamp": timestamp or branch.get("parent_timestamp"), "lsn": lsn or branch.get("parent_lsn")}
 
 
 def restore_diff(branch, source, plan, timestamp=None, lsn=None, children=()):
