@@ -42,7 +42,7 @@ import yaml
 
 from ecosystem_support import (CREDENTIAL_TYPE_FILE, FAKE_AWX_RECORD_ENV, fake_awx_calls, fake_awx_collection,
                                load_credential_type)
-from neon_testing import ROOT, ansible_env, psql, tool
+from neon_testing import ROOT, ansible_env, kill_tree, process_gone, psql, tool
 from test_simulator_package import check_guide_scene, check_guide_workflow
 
 PAGES = os.path.join(ROOT, "docs", "docsite", "rst")
@@ -1350,19 +1350,9 @@ def test_snapshot_restore_examples_run_again_pass_and_change_nothing(simulator, 
     check_one_rollback(scene)
 
 
-def process_tree(pid):
-    """``pid`` and all its descendants, wherever their sessions (Ansible's workers start sessions of their own)."""
-    import psutil
-
-    root = psutil.Process(pid)
-    return [root] + root.children(recursive=True)
-
-
 def test_snapshot_restore_examples_killed_after_the_finalize_run_again_pass(simulator, collection_parent, tmp_path):
     """Issue 37, 4.1: the play killed once the restore was finalized (its computes' restart held in the simulator,
     the module waiting for it), every process of it, then run again: it passes, and nothing was done twice."""
-    import psutil
-
     scene = Scene(simulator, tmp_path, collection_parent)
     argv = snapshot_restore_examples(scene)
     simulator.state.next_operations.clear()
@@ -1385,19 +1375,17 @@ def test_snapshot_restore_examples_killed_after_the_finalize_run_again_pass(simu
             time.sleep(0.1)
         assert polled and proc.poll() is None, "the play did not reach the held restart after its finalize: %s" % (
             scene.mask(proc.communicate(timeout=60)[0][-3000:]) if proc.poll() is not None else "still running")
-        tree = process_tree(proc.pid)
-        assert any("python" in " ".join(item.cmdline()) and item.pid != proc.pid for item in tree), tree
-        for item in tree:
-            try:
-                item.kill()
-            except psutil.NoSuchProcess:
-                pass
-        psutil.wait_procs(tree, timeout=30)
+        killed = kill_tree(proc.pid)
+        assert any("python" in command and pid != proc.pid for pid, command in killed.items()), killed
     finally:
         if proc.poll() is None:
-            proc.kill()
+            kill_tree(proc.pid)
         proc.communicate(timeout=60)
-    assert not [item for item in tree if item.is_running() and item.status() != psutil.STATUS_ZOMBIE]
+    for _poll in range(300):  # bounded: 30 s for the killed processes to be gone
+        if all(process_gone(pid) for pid in killed):
+            break
+        time.sleep(0.1)
+    assert all(process_gone(pid) for pid in killed), "processes outlived SIGKILL: %s" % killed
     simulator.release_operations(DEMO_PROJECT)
     rerun = last_seq(simulator)
     again = scene.command(argv).stdout

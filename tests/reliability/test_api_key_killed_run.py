@@ -24,7 +24,7 @@ import sys
 import time
 
 import neon_reliability as rel
-from neon_testing import ansible_env, localhost_inventory
+from neon_testing import ansible_env, kill_tree, localhost_inventory, process_gone
 
 HELD_FOR = 120  # the barrier holds the create's answer this long at most: far beyond the kill
 STARTUP = 90  # seconds ansible-playbook may take on a busy machine to reach the create
@@ -47,71 +47,6 @@ PLAYBOOK = """
         dest: "{{ playbook_dir }}/result.json"
         mode: "0600"
 """
-
-
-def _parents():
-    """{pid: parent pid} of every process now running (Linux /proc)."""
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % entry, encoding="utf-8", errors="replace") as handle:
-                stat = handle.read()
-        except OSError:
-            continue  # ended meanwhile
-        # pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after its last ')'
-        parents[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])
-    return parents
-
-
-def _tree(root):
-    """``root`` and all its descendants."""
-    parents = _parents()
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo.extend(child for child, parent in parents.items() if parent == pid and child not in found)
-    return found
-
-
-def _command(pid):
-    try:
-        with open("/proc/%d/cmdline" % pid, "rb") as handle:
-            return handle.read().replace(b"\0", b" ").decode("utf-8", "replace")
-    except OSError:
-        return ""
-
-
-def _gone(pid):
-    """True once ``pid`` no longer runs (ended, or a zombie nobody reaped yet)."""
-    try:
-        with open("/proc/%d/stat" % pid, encoding="utf-8", errors="replace") as handle:
-            stat = handle.read()
-    except OSError:
-        return True
-    return stat[stat.rindex(")") + 2] in "ZX"
-
-
-def kill_tree(root):
-    """SIGKILL ``root`` and every descendant, as a cancelled job's runner does; returns their command lines.
-
-    Each process is stopped first, so none can start another or be reparented away before the kill, and the
-    tree is walked until a walk finds nothing new.
-    """
-    stopped = []
-    while True:
-        new = [pid for pid in _tree(root) if pid not in stopped]
-        if not new:
-            break
-        for pid in new:
-            os.kill(pid, signal.SIGSTOP)
-        stopped.extend(new)
-    commands = {pid: _command(pid) for pid in stopped}
-    for pid in stopped:
-        os.kill(pid, signal.SIGKILL)
-    return commands
 
 
 def _playbook(tmp_path, collection_parent, sim, name, **popen):
@@ -139,13 +74,13 @@ def test_a_playbook_killed_after_its_key_was_created_leaves_one_key_and_the_reru
             commands = kill_tree(killed.pid)
         finally:
             if killed.poll() is None:
-                killed.kill()
+                kill_tree(killed.pid)  # whatever happened above: nothing of the tree left running, or stopped
             killed.wait(timeout=30)
     assert killed.returncode == -signal.SIGKILL
     # the module itself was killed, in the middle of its request: its answer was never sent
     assert [pid for pid, command in commands.items() if "AnsiballZ_api_key" in command], commands
     deadline = time.monotonic() + 30
-    while not all(_gone(pid) for pid in commands):
+    while not all(process_gone(pid) for pid in commands):
         assert time.monotonic() < deadline, "processes outlived SIGKILL: %s" % commands
         time.sleep(0.05)
     barrier = sim.barriers()[0]
