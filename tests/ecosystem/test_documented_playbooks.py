@@ -1278,6 +1278,23 @@ def test_the_rollback_runbook_fails_with_the_migration_and_runs_again(postgres_s
     assert branch_named(scene, DEMO_PROJECT, "main (old 2)")["id"] != first_main
 
 
+def test_the_rollback_runbook_says_the_migrations_failure_first_when_its_rollback_fails_too(
+        postgres_simulator, collection_parent, tmp_path):
+    """Issue 37, 3.1: the rescue must not mask the first failure: with the snapshot's restore refused too, the play
+    fails with the migration's failure, then the rollback's, and deletes nothing."""
+    scene = Scene(postgres_simulator, tmp_path, collection_parent)
+    argv = prepare_group("recovery: rollback", scene)
+    postgres_simulator.add_fault(method="POST", path="/api/v2/projects/%s/snapshots/*/restore" % DEMO_PROJECT,
+                                 status=400, count=1)
+    before = last_seq(postgres_simulator)
+    shown = " ".join(scene.command(argv, fails=True).stdout.split())
+    assert "The migration failed: migration 0042 failed: column orders.total cannot be dropped. The rollback " \
+        "failed too, main is as the migration left it: " in shown, scene.mask(shown[-4000:])
+    assert "HTTP 400: bad request" in shown, scene.mask(shown[-4000:])
+    assert [entry for entry in postgres_simulator.requests(since=before) if entry["method"] == "DELETE"] == []
+    assert len(scene.api("/projects/%s/snapshots" % DEMO_PROJECT)["snapshots"]) == 1, "the snapshot must be kept"
+
+
 def test_the_restore_survey_run_again_with_another_moment_says_the_moment_main_holds(
         simulator, collection_parent, tmp_path):
     """Issue 37, 3.5: run again for the same ticket with a new moment, the restore rightly changes nothing and warns;

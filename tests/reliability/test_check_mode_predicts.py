@@ -214,7 +214,7 @@ def test_a_branch_id_that_does_not_exist_is_refused_in_check_mode_too(sim):
 
 @pytest.mark.parametrize("module, options", [
     ("branch_restore", {"branch": "main", "source_branch": "dev"}),
-    ("snapshot_restore", {"snapshot": "nightly", "target_branch": "main"}),
+    ("snapshot_restore", {"snapshot": "nightly", "target_branch": "main", "name": "main-rollback"}),
 ])
 def test_modules_that_predict_no_project_refuse_an_empty_project_id_in_check_mode_as_before(sim, module, options):
     refused = failed(run(sim, module, check_mode=True, project_id="", **options))
