@@ -237,6 +237,18 @@ def _origin_folders(program):
             for path in paths if path.startswith(("$ORIGIN", "${ORIGIN}"))]
 
 
+def _readable_by_all(tree):
+    """``chmod -R a+rX tree``: every file readable, every folder and program searchable or runnable by others."""
+    for folder, folders, files in os.walk(tree):
+        for path in [folder] + [os.path.join(folder, name) for name in files]:
+            if os.path.islink(path):
+                continue
+            mode = os.stat(path).st_mode
+            executable = stat.S_ISDIR(mode) or mode & (stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+            os.chmod(path, stat.S_IMODE(mode) | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH | (
+                stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH if executable else 0))
+
+
 class Programs:
     """Runs the server programs of ``folder``: as ``user`` (:func:`run_as`), copied into ``workdir`` (the
     simulator's folder for data directories, see :func:`make_workdir`) when that user cannot run them there."""
@@ -295,6 +307,7 @@ class Programs:
         target = os.path.join(self.workdir, "pginstall")
         for source in trees:
             shutil.copytree(source, os.path.join(target, os.path.relpath(source, base)), symlinks=True)  # keeps modes
+        _readable_by_all(target)  # a tree installed under umask 077 has 0700 programs: the copy is for the user
         copied = os.path.join(target, os.path.relpath(folder, base))
         problem = self._cannot_run(copied)
         if problem is not None:

@@ -63,13 +63,24 @@ def announced(output):
     return dict(re.findall(r"^(NEON_[A-Z_]+)=(\S+)$", output, re.MULTILINE))
 
 
-@pytest.mark.parametrize("tmpdir", ["private", "system"], ids=["private TMPDIR", "system TMPDIR"])
-def test_real_computes_run_from_a_clone_in_a_private_folder(tmp_path, tmpdir):
+def owner_only(tree):
+    """Every file and folder of ``tree`` without the group's and others' bits, as an install under umask 077."""
+    for folder, _folders, files in os.walk(tree):
+        for path in [folder] + [os.path.join(folder, name) for name in files]:
+            if not os.path.islink(path):
+                os.chmod(path, stat.S_IMODE(os.stat(path).st_mode) & 0o700)
+
+
+@pytest.mark.parametrize("tmpdir, umask_077", [("private", False), ("system", False), ("private", True)],
+                         ids=["private TMPDIR", "system TMPDIR", "programs installed under umask 077"])
+def test_real_computes_run_from_a_clone_in_a_private_folder(tmp_path, tmpdir, umask_077):
     private = private_folder(tmp_path / "private")
     clone = private / "clone"
     shutil.copytree(os.path.join(SIMULATOR_DIR, "neon_simulator"), clone / "tests" / "simulator" / "neon_simulator",
                     ignore=shutil.ignore_patterns("__pycache__"))
     programs = pgserver_into(clone / ".venv" / "lib" / "site-packages")
+    if umask_077:
+        owner_only(clone / ".venv")
     env = {name: value for name, value in os.environ.items()
            if not name.startswith(("NEON_", "PG", "TMP", "TEMP"))}
     env.update(PYTHONPATH=str(clone / "tests" / "simulator"), HOME=str(private_folder(private / "home")))
