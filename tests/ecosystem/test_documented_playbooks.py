@@ -1378,6 +1378,7 @@ def test_snapshot_restore_examples_killed_after_the_finalize_run_again_pass(simu
     before = last_seq(simulator)
     proc = subprocess.Popen([str(part) for part in argv], cwd=str(scene.dir), env=scene.environment(),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    killed = {}
     try:
         finalized, polled = False, False
         for _poll in range(1200):  # bounded: 120 s at most, for the module to reach the held restart
