@@ -1353,6 +1353,14 @@ def check_one_rollback(scene):
     assert sent == [("POST", "snapshot", 200), ("POST", "restore", 200), ("POST", "finalize_restore", 200)], sent
 
 
+def rerun_changes_nothing(scene, argv):
+    """Run the play ``argv`` again: it passes, reports changed=0 and sends no change."""
+    before = last_seq(scene.sim)
+    again = scene.command(argv).stdout
+    assert re.search(r"localhost\s*: ok=\d+\s+changed=0\s", again), scene.mask(again[-3000:])
+    assert changes_of(scene.sim, before) == []
+
+
 def test_snapshot_restore_examples_run_again_pass_and_change_nothing(simulator, collection_parent, tmp_path):
     """Issue 37, 4.1: after the finalize, main is a new branch; the snapshot of main the play took was taken of the
     branch it replaced (now 'main (old)'). Run again, the play passed no more ("taken of branch br-..., not of branch
@@ -1360,10 +1368,7 @@ def test_snapshot_restore_examples_run_again_pass_and_change_nothing(simulator, 
     scene = Scene(simulator, tmp_path, collection_parent)
     argv = snapshot_restore_examples(scene)
     scene.command(argv)
-    before = last_seq(simulator)
-    again = scene.command(argv).stdout
-    assert re.search(r"localhost\s*: ok=\d+\s+changed=0\s", again), scene.mask(again[-3000:])
-    assert changes_of(simulator, before) == []
+    rerun_changes_nothing(scene, argv)
     check_one_rollback(scene)
 
 
@@ -1405,10 +1410,7 @@ def test_snapshot_restore_examples_killed_after_the_finalize_run_again_pass(simu
         time.sleep(0.1)
     assert all(process_gone(pid) for pid in killed), "processes outlived SIGKILL: %s" % killed
     simulator.release_operations(DEMO_PROJECT)
-    rerun = last_seq(simulator)
-    again = scene.command(argv).stdout
-    assert re.search(r"localhost\s*: ok=\d+\s+changed=0\s", again), scene.mask(again[-3000:])
-    assert changes_of(simulator, rerun) == []
+    rerun_changes_nothing(scene, argv)
     check_one_rollback(scene)
 
 
