@@ -55,13 +55,11 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     CREATE,
     NOTHING,
     UPDATE,
-    Missing,
     Plan,
-    Refusal,
     decide,
-    only_one,
     planned,
 )
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, Refusal, only_one
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource, sentence
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
 
@@ -93,7 +91,7 @@ class Branch(Resource):
     # ------------------------------------------------------------------------------------------ finding and deciding
 
     def find(self):
-        # A project an earlier task of the play would make (check mode: plan.Missing) has no branches yet.
+        # A project an earlier task of the play would make (check mode: refusal.Missing) has no branches yet.
         to_be_made = project_to_be_made(self.project_id, self.task)
         self.branches = [] if to_be_made else list_branches(self.client, self.project_id)
         named = [branch for branch in self.branches if branch["name"] == self.name]
@@ -127,7 +125,7 @@ class Branch(Resource):
             except Missing as missing:
                 if current is not None:
                     raise  # a branch that exists was not made from a branch made after it
-                self.parent = self.task.assume(missing)  # check mode: made by an earlier task (plan.Missing)
+                self.parent = self.task.assume(missing)  # check mode: made by an earlier task (refusal.Missing)
             wanted["parent"] = self.parent["id"]
         plan = decide(BRANCH, current, wanted, name=self.name)
         self.make_default = default_change(current, self.default)

@@ -8,7 +8,7 @@ checked to be that compute's (or its pooler's), so a URI of another branch is ne
 this one's. A role or database the branch does not have is named, with what it has.
 
 In check mode, a project, branch, read-write compute, role or database that does not exist yet is taken as
-made by an earlier task of the play (plan.Missing): the result is the connection as it would be, without
+made by an earlier task of the play (refusal.Missing): the result is the connection as it would be, without
 what only the service gives (the URI, host, port, password, compute id: null), and a warning says so.
 """
 
@@ -31,7 +31,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.finding impo
     locate_branch,
     project_not_made,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Missing, Refusal, assume
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, Refusal, assume
 
 POOLER_SUFFIX = "-pooler"
 
@@ -43,7 +43,7 @@ def connection_details(client, project_id, branch=None, database=None, role=None
     The compute is the branch's read-write one, passed to the service by id; the service builds the
     URI (``GET /projects/{id}/connection_uri``), and its host is checked to be that compute's (or its
     pooler's), so a URI of another branch is never returned as this one's. In check mode, what does not
-    exist yet is taken as made by an earlier task (plan.Missing; its warning goes into ``warnings``), and the
+    exist yet is taken as made by an earlier task (refusal.Missing; its warning goes into ``warnings``), and the
     connection is returned as it would be.
     """
     warnings = [] if warnings is None else warnings

@@ -19,13 +19,8 @@ import math
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.points import point_problem, same_lsn, timestamp_problem
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
-    Description,
-    Field,
-    Refusal,
-    only_one,
-    same_time,
-)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Description, Field, same_time
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal, only_one
 from ansible_collections.neon.cloud.plugins.module_utils._resources.project_settings import SETTINGS_FIELDS
 
 READ_WRITE = "read_write"

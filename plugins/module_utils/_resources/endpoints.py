@@ -28,7 +28,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     run_change,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_endpoints
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import UPDATE, Refusal, planned
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import UPDATE, planned
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource
 
 # How the service may refuse a second read-write compute on a branch (the status is not documented:
@@ -74,7 +75,7 @@ class Endpoint(Resource):
             self.branch = self.branch_named(self.wanted_branch)
             named = " %s" % self.id if self.id else ""
             self.label = "the %s compute%s of branch %s" % (self.type, named, branch_label(self.branch))
-        # A branch an earlier task would make (check mode: plan.Missing) has no compute to read yet.
+        # A branch an earlier task would make (check mode: refusal.Missing) has no compute to read yet.
         endpoints = branch_endpoints(self.client, self.project_id, self.branch["id"]) if self.branch["id"] else []
         return choose_endpoint(endpoints, self.type, self.id, branch_label(self.branch))
 

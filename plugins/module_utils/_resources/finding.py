@@ -25,13 +25,13 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     read_write_first,
     without_password,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Missing, Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, Refusal
 
 # GET /projects/{id}/branches: limit 1-10000 (docs/docsite/rst/api-behaviour.rst); the largest page
 # keeps a project's listing to one request for every plan's branch limit.
 BRANCHES_PAGE_MAX = 10000
 # The shape of the ids the service gives branches (``br-wispy-meadow-a5l2dqxb``): no task of a play can make a branch
-# of a given id, so in check mode a missing one is refused, not taken as made by an earlier task (plan.Missing).
+# of a given id, so in check mode a missing one is refused, not taken as made by an earlier task (refusal.Missing).
 SERVICE_BRANCH_ID = re.compile(r"^br-[a-z]+-[a-z]+-[a-z0-9]{6,8}$")
 
 
@@ -73,7 +73,7 @@ def no_such_project(project_id, error):
 
 def choose_branch(branches, wanted, project_id, option=None):
     """The branch ``wanted`` (an id, else a name) among ``branches``, the project's: every find of "a branch by
-    name or id, or refuse". Two of one name are plan.only_one's Refusal (descriptions.find_branch); none is a
+    name or id, or refuse". Two of one name are refusal.only_one's Refusal (descriptions.find_branch); none is a
     Refusal naming ``option`` (the option that named it: ``parent``, ``source_branch``...; None: the task's branch)."""
     chosen = find_branch(branches, wanted)
     if chosen is None:
@@ -86,13 +86,13 @@ def choose_branch(branches, wanted, project_id, option=None):
 
 
 def branch_stand_in(wanted):
-    """A branch an earlier task of the play would make (check mode, plan.Missing): named as asked, no id yet."""
+    """A branch an earlier task of the play would make (check mode, refusal.Missing): named as asked, no id yet."""
     return {"id": None, "name": wanted, "parent_id": None}
 
 
 def project_not_made(project_id):
     """A Missing for a null or empty ``project_id``, None for any other: in check mode, neon.cloud.project predicts
-    a project it would make with a null id, which a later task gets as null or empty (plan.Missing)."""
+    a project it would make with a null id, which a later task gets as null or empty (refusal.Missing)."""
     if project_id is not None and project_id.strip():
         return None
     return Missing("project_id is empty", "the task's project (project_id is empty: a project predicted in check "
@@ -101,7 +101,7 @@ def project_not_made(project_id):
 
 def project_to_be_made(project_id, task):
     """Whether ``project_id`` is that of a project an earlier task of the play would make (project_not_made), in
-    check mode: then nothing of it is read, and a warning says so (plan.assume). False outside check mode."""
+    check mode: then nothing of it is read, and a warning says so (refusal.assume). False outside check mode."""
     missing = project_not_made(project_id) if task.check_mode else None
     if missing is not None:
         task.assume(missing)

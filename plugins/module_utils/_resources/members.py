@@ -36,9 +36,9 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     Description,
     Field,
     Plan,
-    Refusal,
     decide,
 )
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
 
 ADMIN = "admin"

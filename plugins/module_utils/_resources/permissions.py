@@ -28,7 +28,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.client import proj
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._api.timestamps import timestamp
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import read_project_list
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Description, Field, Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Description, Field
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
 
 EMAIL_MAX = 256  # the API's limit on an email (SPEC: GrantPermissionToProjectRequest, OrganizationInviteCreateRequest)

@@ -38,13 +38,12 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     UPDATE,
     Description,
     Plan,
-    Refusal,
     decide,
     dig,
     merged,
-    only_one,
     planned,
 )
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal, only_one
 from ansible_collections.neon.cloud.plugins.module_utils._resources.project_settings import (
     COMPUTE_PG_SETTINGS,
     SETTINGS_FIELDS,
@@ -228,7 +227,7 @@ class Project(Resource):
 
     def predicted(self, current, plan):
         """Check mode's result; a project not made yet has a null id (only the service gives one), which later
-        tasks of the dry run take as a project an earlier task makes (plan.Missing)."""
+        tasks of the dry run take as a project an earlier task makes (refusal.Missing)."""
         predicted = planned(current, plan)
         return predicted if current is not None else dict(predicted, id=None)
 

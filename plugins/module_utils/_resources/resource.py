@@ -32,15 +32,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.finding impo
     locate_branch,
     project_to_be_made,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
-    CREATE,
-    REFUSE,
-    UPDATE,
-    Missing,
-    Refusal,
-    decide,
-    planned,
-)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, REFUSE, UPDATE, decide, planned
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
 
 # How many times a plan is made: once, and once more against what another run created meanwhile.
@@ -76,7 +69,7 @@ class Resource:
     def branch_named(self, wanted):
         """The branch ``wanted`` (a name or an id; None: the default branch) of the task's project: one request.
         In check mode, a branch or a project that an earlier task of the play would make is taken as made (the rule
-        of plan.Missing, with a warning): a stand-in without an id, of which nothing is read."""
+        of refusal.Missing, with a warning): a stand-in without an id, of which nothing is read."""
         if project_to_be_made(self.project_id, self.task):
             return branch_stand_in(wanted)
         try:

@@ -56,7 +56,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.finding impo
     list_branches,
     project_endpoints,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import NOTHING, Refusal, only_one, same_time
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import NOTHING, same_time
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal, only_one
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import already_exists
 
 RESTORE = "restore"

@@ -31,7 +31,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     without_password,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import list_roles_or_databases
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, UPDATE, Missing, decide
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, UPDATE, decide
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource, sentence
 
 NOT_STORED = 412  # reveal_password when the project does not store passwords
@@ -227,7 +228,7 @@ class Database(BranchItem):
             return None
         roles = [role["name"] for role in self.listed(ROLE)]
         if owner not in roles:
-            # Refused; in check mode taken as made by an earlier task of the play (plan.Missing).
+            # Refused; in check mode taken as made by an earlier task of the play (refusal.Missing).
             self.task.assume(Missing(
                 self.refusal("%s: its owner %r is not a role of the branch (its roles: %s); create it with "
                              "neon.cloud.role first" % ("created" if plan.action == CREATE else "given another owner",

@@ -26,7 +26,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.client import proj
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
 from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import branch_label
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import choose_branch, list_branches, locate_branch
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 
 FREQUENCIES = ("daily", "weekly", "monthly")
 HOURS = (0, 23)

@@ -29,7 +29,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.finding impo
     choose_branch,
     list_branches,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import NOTHING, REFUSE, Plan, Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import NOTHING, REFUSE, Plan
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import sentence
 from ansible_collections.neon.cloud.plugins.module_utils._resources.restores import RESTORE
 from ansible_collections.neon.cloud.plugins.module_utils._resources.snapshots import find_snapshot, list_snapshots

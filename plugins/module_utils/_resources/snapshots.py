@@ -49,13 +49,11 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     REFUSE,
     Description,
     Field,
-    Missing,
     Plan,
-    Refusal,
     decide,
-    only_one,
     same_time,
 )
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, Refusal, only_one
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource, sentence
 
 _TEXT_OR_NULL = (str, type(None))
@@ -183,7 +181,7 @@ def blocking_snapshots(snapshots, branches):
 
 
 def find_snapshot(snapshots, wanted):
-    """The snapshot whose id is ``wanted``, else the one named ``wanted`` (two of one name: plan.only_one's
+    """The snapshot whose id is ``wanted``, else the one named ``wanted`` (two of one name: refusal.only_one's
     Refusal); None."""
     by_id = [snapshot for snapshot in snapshots if snapshot["id"] == wanted]
     if by_id:
@@ -252,10 +250,10 @@ class Snapshot(Resource):
                         self.branch = default_branch(branches)
                         if self.branch is None:
                             raise Refusal("project %s lists no default branch" % self.project_id)
-                except Missing as missing:  # in check mode, a branch an earlier task would make (plan.Missing)
+                except Missing as missing:  # in check mode, a branch an earlier task would make (refusal.Missing)
                     self.branch = self.task.assume(missing)
             self.task.kept["branch_id"] = self.branch["id"]
-        # A project an earlier task of the play would make (check mode: plan.Missing) has no snapshots yet.
+        # A project an earlier task of the play would make (check mode: refusal.Missing) has no snapshots yet.
         snapshots = [] if project_to_be_made(self.project_id, self.task) else list_snapshots(self.client, self.project_id)
         named = [snapshot for snapshot in snapshots if snapshot["name"] == self.name]
         return only_one(named, "snapshots", self.name, " in project %s" % self.project_id)

@@ -34,7 +34,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.operations import 
     has_ended,
     list_operations,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal, assume
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal, assume
 from ansible_collections.neon.cloud.plugins.module_utils._results import task_result
 
 # Seconds between two polls of the operations a change started: the first after half a second,
@@ -131,8 +131,8 @@ class ResourceTask:
         return self.failure(refusal.msg, refusal.cause)
 
     def assume(self, missing):
-        """What the task names that does not exist yet (a plan.Missing): in check mode its stand-in, taken as made
-        by an earlier task of the play, with a warning saying so; otherwise the refusal (plan.assume)."""
+        """What the task names that does not exist yet (a refusal.Missing): in check mode its stand-in, taken as made
+        by an earlier task of the play, with a warning saying so; otherwise the refusal (refusal.assume)."""
         return assume(missing, self.check_mode, self.warnings)
 
     def keep_on_failure(self, work, *args):

@@ -36,10 +36,10 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     Description,
     Field,
     Plan,
-    Refusal,
     decide,
     merged,
 )
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 
 # An AWS interface endpoint id: "vpce-" and 8 or 17 hexadecimal digits (Azure regions are not supported).
 VPC_ENDPOINT_ID = re.compile(r"^vpce-[0-9a-f]{8,17}$")

@@ -31,10 +31,9 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     NOTHING,
     REFUSE,
     UPDATE,
-    Refusal,
     decide,
-    only_one,
 )
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal, only_one
 
 PROJECT_NOW = {"id": "p-1", "name": "shop", "region_id": "aws-eu-central-1", "pg_version": 17, "org_id": None,
                "history_retention_seconds": 86400,

@@ -19,7 +19,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     schema_only,
     without_source,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, NOTHING, REFUSE, Refusal, decide
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, NOTHING, REFUSE, decide
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 
 MAIN = {"id": "br-main-1", "name": "main", "default": True}
 DEV = {"id": "br-dev-1", "name": "dev", "parent_id": "br-main-1", "default": False}

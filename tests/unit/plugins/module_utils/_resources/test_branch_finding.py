@@ -17,7 +17,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.finding impo
     locate_branch,
     project_not_made,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Missing, Refusal, assume
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, Refusal, assume
 from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import make_client, make_response
 
 MAIN = {"id": "br-main-1", "name": "main", "default": True}
@@ -56,7 +56,7 @@ def test_locate_branch_reads_the_branches_once_and_chooses_or_takes_the_default(
     assert len(adapter.sent) == 3
 
 
-# ---------------------------------------------------------------------------------------------- check mode (plan.Missing)
+# ---------------------------------------------------------------------------------------------- check mode (refusal.Missing)
 
 
 def test_a_branch_that_is_not_there_is_a_missing_with_a_stand_in_and_the_same_words():

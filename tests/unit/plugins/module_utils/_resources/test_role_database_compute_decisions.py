@@ -21,7 +21,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions
     run_change,
     without_password,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, NOTHING, UPDATE, Refusal, decide
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, NOTHING, UPDATE, decide
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 
 READ_WRITE = {"id": "ep-rw", "type": "read_write", "current_state": "active"}
 READ_ONLY_A = {"id": "ep-ro-a", "type": "read_only", "current_state": "idle"}

@@ -11,7 +11,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.schemas import (
     diff_result,
     schema_answer,

@@ -19,7 +19,8 @@ import json
 import pytest
 
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import TaskFailure
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, NOTHING, REFUSE, Refusal, decide
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, NOTHING, REFUSE, decide
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.schedules import (
     BackupSchedule,
     normalised,
