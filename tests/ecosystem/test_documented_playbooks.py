@@ -42,7 +42,8 @@ import yaml
 
 from ecosystem_support import (CREDENTIAL_TYPE_FILE, FAKE_AWX_RECORD_ENV, fake_awx_calls, fake_awx_collection,
                                load_credential_type)
-from neon_testing import ROOT, ansible_env, kill_tree, process_gone, psql, tool
+from neon_simulator.launcher import kill_tree, process_gone
+from neon_testing import ROOT, ansible_env, psql, tool
 from test_simulator_package import check_guide_scene, check_guide_workflow
 
 PAGES = os.path.join(ROOT, "docs", "docsite", "rst")

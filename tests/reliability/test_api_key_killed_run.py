@@ -24,7 +24,8 @@ import sys
 import time
 
 import neon_reliability as rel
-from neon_testing import ansible_env, kill_tree, localhost_inventory, process_gone
+from neon_simulator.launcher import kill_tree, process_gone
+from neon_testing import ansible_env, localhost_inventory
 
 HELD_FOR = 120  # the barrier holds the create's answer this long at most: far beyond the kill
 STARTUP = 90  # seconds ansible-playbook may take on a busy machine to reach the create

@@ -14,7 +14,6 @@ __metaclass__ = type
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 
@@ -152,79 +151,3 @@ def psql_session(sim, uri):
     """An open psql session over ``uri`` (its standard input a pipe: write to it, close it to end the session)."""
     return subprocess.Popen([os.path.join(sim.state.real.bin_folder, "psql"), "-X", "-q", "-d", uri],
                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-# ---------------------------------------------------------------------------------------------- killing a run
-
-# An AWX job cancelled or a runner lost kills ansible-playbook and everything it started (Ansible's workers start
-# sessions of their own, so a process group is not enough): the kill tests kill the whole tree, walked in /proc.
-
-def _parents():
-    """{pid: parent pid} of every process now running (Linux /proc)."""
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % entry, encoding="utf-8", errors="replace") as handle:
-                stat = handle.read()
-        except OSError:
-            continue  # ended meanwhile
-        # pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after its last ')'
-        parents[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])
-    return parents
-
-
-def _tree(root):
-    """``root`` and all its descendants."""
-    parents = _parents()
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo.extend(child for child, parent in parents.items() if parent == pid and child not in found)
-    return found
-
-
-def _command(pid):
-    try:
-        with open("/proc/%d/cmdline" % pid, "rb") as handle:
-            return handle.read().replace(b"\0", b" ").decode("utf-8", "replace")
-    except OSError:
-        return ""
-
-
-def process_gone(pid):
-    """True once ``pid`` no longer runs (ended, or a zombie nobody reaped yet)."""
-    try:
-        with open("/proc/%d/stat" % pid, encoding="utf-8", errors="replace") as handle:
-            stat = handle.read()
-    except OSError:
-        return True
-    return stat[stat.rindex(")") + 2] in "ZX"
-
-
-def kill_tree(root):
-    """SIGKILL ``root`` and every descendant, as a cancelled job's runner does; returns their command lines.
-
-    Each process is stopped first, so none can start another or be reparented away before the kill, and the
-    tree is walked until a walk finds nothing new.
-    """
-    stopped = []
-    while True:
-        new = [pid for pid in _tree(root) if pid not in stopped]
-        if not new:
-            break
-        for pid in new:
-            try:
-                os.kill(pid, signal.SIGSTOP)
-            except ProcessLookupError:  # ended between the walk and now
-                pass
-        stopped.extend(new)
-    commands = {pid: _command(pid) for pid in stopped}
-    for pid in stopped:
-        try:
-            os.kill(pid, signal.SIGKILL)  # a stopped process dies of it too
-        except ProcessLookupError:
-            pass
-    return commands

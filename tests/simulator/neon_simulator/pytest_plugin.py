@@ -18,13 +18,13 @@ Settings (pytest.ini, pyproject.toml's ``[tool.pytest.ini_options]``, or ``-o NA
 ``neon_simulator_seed`` (1), ``neon_simulator_operation_pace`` (1: the operations the API starts
 take 1-2 s; 0.1 a tenth of that) and ``neon_simulator_postgres`` (false; true: computes that are real
 PostgreSQL servers, their connection strings reach them: ``pip install 'neon-simulator[postgres]'``).
-Nothing is imported or started until a test asks for a fixture.
+Nothing is imported or started until a test asks for a fixture. A simulator in a process of its own (for what
+must not share the tests' interpreter) comes from :func:`neon_simulator.launcher.launch`.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
 
 import pytest
 
@@ -60,6 +60,7 @@ class _Session:
 
     def __init__(self, config):
         from neon_simulator import Simulator
+        from neon_simulator.launcher import new_api_key
         from neon_simulator.scene_file import SceneError, read_scene
 
         scene_path = config.getini(SCENE_INI)
@@ -71,9 +72,8 @@ class _Session:
                 self.scene = read_scene(path)
             except SceneError as error:
                 pytest.fail("%s: %s" % (SCENE_INI, error), pytrace=False)
-        # a key shaped like a real one: 64 characters of [a-z0-9]
         try:
-            self.simulator = Simulator(api_key=secrets.token_hex(32), seed=_number(config, SEED_INI, int, 0),
+            self.simulator = Simulator(api_key=new_api_key(), seed=_number(config, SEED_INI, int, 0),
                                        operation_pace=_number(config, PACE_INI, float, 0.001),
                                        postgres=config.getini(POSTGRES_INI))
         except RuntimeError as error:  # pg_binaries.PostgresUnavailable (imported only with real computes)
