@@ -10,38 +10,25 @@ again. Only a loopback URL is ever used: the benchmark sends thousands of reques
 never reach the live service.
 """
 
-import ipaddress
 import os
-import secrets
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import time
-from urllib.parse import urlsplit
 
 import requests
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIMULATOR_DIR = os.path.join(REPO, "tests", "simulator")
+if SIMULATOR_DIR not in sys.path:
+    sys.path.insert(0, SIMULATOR_DIR)
+from neon_simulator.launcher import SimulatorDidNotStart, is_loopback_url, launch  # noqa: E402  pylint: disable=wrong-import-position
 START_TIMEOUT = 30.0
-
-
-def is_loopback_url(url):
-    host = urlsplit(url or "").hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class SimulatorHandle:
     """API URL, key and control calls of one simulator (started here or given)."""
 
-    def __init__(self, api_url, api_key, process=None, workdir=None):
+    def __init__(self, api_url, api_key, process=None):
         if not is_loopback_url(api_url):
             raise SystemExit("benchmark: refusing %s: the benchmark runs against the local simulator only "
                              "(a loopback NEON_API_URL)" % api_url)
@@ -49,8 +36,7 @@ class SimulatorHandle:
         self.api_key = api_key
         self.base_url = self.api_url[:-len("/api/v2")] if self.api_url.endswith("/api/v2") else self.api_url
         self.control_url = self.base_url + "/_simulator"
-        self.process = process
-        self.workdir = workdir
+        self.process = process  # the launcher's SimulatorProcess of one started here
         self.http = requests.Session()
         self.started_here = process is not None
 
@@ -75,32 +61,12 @@ class SimulatorHandle:
     def start(cls, python, operation_pace=None):
         """A simulator of this process's own; ``operation_pace`` scales how long the operations API calls
         start take (the simulator's --operation-pace; its default, 1, when None)."""
-        workdir = tempfile.mkdtemp(prefix="neon-bench-sim-")
-        url_file = os.path.join(workdir, "url")
-        key = secrets.token_hex(32)
-        env = dict(os.environ, PYTHONPATH=SIMULATOR_DIR + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        log = open(os.path.join(workdir, "simulator.log"), "wb")  # pylint: disable=consider-using-with
-        process = subprocess.Popen(  # pylint: disable=consider-using-with
-            [python, "-m", "neon_simulator", "--host", "127.0.0.1", "--port", "0", "--api-key", key,
-             "--url-file", url_file] + ([] if operation_pace is None else ["--operation-pace", repr(operation_pace)]),
-            stdout=log, stderr=subprocess.STDOUT, env=env)
-        log.close()
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if os.path.exists(url_file) and os.path.getsize(url_file):
-                break
-            if process.poll() is not None:
-                raise SystemExit("benchmark: the simulator exited (status %s); see %s/simulator.log"
-                                 % (process.returncode, workdir))
-            time.sleep(0.05)
-        else:
-            process.terminate()
-            raise SystemExit("benchmark: the simulator did not start within %.0f s" % START_TIMEOUT)
-        time.sleep(0.05)
-        with open(url_file, encoding="utf-8") as handle_file:
-            url = handle_file.readline().strip()
-        url = url.split("=", 1)[1] if url.startswith("NEON_API_URL=") else url
-        handle = cls(url, key, process, workdir)
+        try:
+            launched = launch(source=SIMULATOR_DIR, command=[python, "-m", "neon_simulator"],
+                              operation_pace=operation_pace, start_timeout=START_TIMEOUT)
+        except SimulatorDidNotStart as error:
+            raise SystemExit("benchmark: %s" % error) from None
+        handle = cls(launched.url, launched.api_key, launched)
         handle.check()
         return handle
 
@@ -114,19 +80,8 @@ class SimulatorHandle:
 
     def stop(self):
         self.http.close()
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        if self.workdir:
-            for name in ("url", "simulator.log"):
-                path = os.path.join(self.workdir, name)
-                if os.path.exists(path):
-                    os.unlink(path)
-            os.rmdir(self.workdir)
+        if self.process is not None:
+            self.process.stop()
 
     # ------------------------------------------------------------------ control API
     def _control(self, method, path, **kwargs):

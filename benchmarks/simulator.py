@@ -20,7 +20,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 import requests
@@ -28,26 +27,6 @@ import requests
 IDLE_SECONDS = 10.0
 SETTLE = 5  # seconds of the simulator's clock past a branch's operations (0.1 pace: they take under 0.3 s); 21 of them stay under the 300 s suspend timeout
 START_TIMEOUT = 60.0
-
-
-def _pids_under(root_pid):
-    """``root_pid`` and every process below it (from /proc's parent ids)."""
-    children = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % name, encoding="utf-8") as stat:
-                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(parent, []).append(int(name))
-    found, todo = [], [root_pid]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo.extend(children.get(pid, []))
-    return found
 
 
 def _kib(pid, field):
@@ -72,7 +51,9 @@ def _cpu_seconds(pid):
 
 def memory_of(postmaster_pid):
     """(PSS, RSS) in MiB of a server: its postmaster and every process below it."""
-    pids = _pids_under(postmaster_pid)
+    from neon_simulator.launcher import process_tree  # pylint: disable=import-outside-toplevel
+
+    pids = process_tree(postmaster_pid)
     return sum(_kib(pid, "Pss") for pid in pids) / 1024.0, sum(_kib(pid, "Rss") for pid in pids) / 1024.0
 
 
@@ -86,27 +67,19 @@ def machine_memory_mib():
 
 def start_up(python, postgres, runs, simulator_path):
     """Seconds from starting ``python -m neon_simulator`` to its first answered GET /projects."""
+    if simulator_path not in sys.path:
+        sys.path.insert(0, simulator_path)
+    from neon_simulator.launcher import launch  # pylint: disable=import-outside-toplevel
+
     samples = []
     for _run in range(runs):
-        with tempfile.TemporaryDirectory() as tmp:
-            url_file = os.path.join(tmp, "url")
-            env = dict(os.environ, PYTHONPATH=simulator_path)
-            began = time.monotonic()
-            process = subprocess.Popen([python, "-m", "neon_simulator", "--port", "0", "--api-key", "bench-key",
-                                        "--url-file", url_file] + (["--postgres"] if postgres else []),
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-            try:
-                while not (os.path.exists(url_file) and open(url_file, encoding="utf-8").read().strip()):
-                    if process.poll() is not None or time.monotonic() - began > START_TIMEOUT:
-                        raise RuntimeError("the simulator did not start (exit %s)" % process.poll())
-                    time.sleep(0.005)
-                url = open(url_file, encoding="utf-8").read().strip()
-                requests.get(url + "/projects", headers={"Authorization": "Bearer bench-key"},
-                             timeout=30).raise_for_status()
-                samples.append(time.monotonic() - began)
-            finally:
-                process.terminate()
-                process.wait(30)
+        began = time.monotonic()
+        # SimulatorDidNotStart (a RuntimeError) when it exits or does not listen within START_TIMEOUT
+        with launch(source=simulator_path, command=[python, "-m", "neon_simulator"], api_key="bench-key",
+                    postgres=postgres, start_timeout=START_TIMEOUT) as launched:
+            requests.get(launched.url + "/projects", headers={"Authorization": "Bearer bench-key"},
+                         timeout=30).raise_for_status()
+            samples.append(time.monotonic() - began)
     return samples
 
 
@@ -128,6 +101,7 @@ def real_computes(simulator_path, branches, log):
     if simulator_path not in sys.path:
         sys.path.insert(0, simulator_path)
     from neon_simulator import Simulator  # pylint: disable=import-outside-toplevel
+    from neon_simulator.launcher import process_tree  # pylint: disable=import-outside-toplevel
 
     with Simulator(api_key="bench-real-computes", operation_pace=0.1, postgres=True) as sim:
         psql = os.path.join(sim.state.real.bin_folder, "psql")
@@ -152,7 +126,7 @@ def real_computes(simulator_path, branches, log):
         for cluster in running:  # every server answers at once
             _connects(psql, "postgresql://cloud_admin@/postgres?host=%s&port=%s" % (cluster.folder, cluster.port))
         memory = [memory_of(cluster.process.pid) for cluster in running]
-        pids = [pid for cluster in running for pid in _pids_under(cluster.process.pid)]
+        pids = [pid for cluster in running for pid in process_tree(cluster.process.pid)]
         cpu_before = sum(_cpu_seconds(pid) for pid in pids)
         time.sleep(IDLE_SECONDS)
         cpu_after = sum(_cpu_seconds(pid) for pid in pids)

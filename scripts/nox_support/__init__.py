@@ -9,7 +9,8 @@ sessions' copies of the collection leave scripts/ out (collection.py), as galaxy
 - collection.py: the copy of the work tree below .../ansible_collections/neon/cloud.
 - homes.py: the HOME directories the sessions' tools run with (empty ones, sanity's kept ones, their lock).
 - pip_bootstrap.py: the offline get-pip stand-in, and the uv it bootstraps pip with.
-- simulator.py: the API simulator for a session's run (started, announced, stopped).
+- simulator.py: the API simulator for a session's run (started, announced, stopped), through the
+  simulator's own launcher (tests/simulator/neon_simulator/launcher.py, loaded by its path).
 - simulator_wheel.py: the simulator as a package: its wheel built, installed and tried (simulator-wheel).
 - ansible_test.py: ansible-test's arguments, and running its sanity and integration tests.
 - docs_site.py: what makes the generated Sphinx site build offline.

@@ -1,26 +1,39 @@
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The API simulator (tests/simulator) for the length of a session's run: started on loopback with
-a random key, its announced variables handed to the session, stopped afterwards."""
+a random key, its announced variables handed to the session, stopped afterwards; and the simulator's
+launcher (tests/simulator/neon_simulator/launcher.py), which starts and stops every simulator process
+of the sessions."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 import contextlib
+import importlib.util
 import os
-import re
-import secrets
 import shutil
-import subprocess
-import time
+import sys
 from pathlib import Path
 
 from nox_support import ROOT
 
-SIMULATOR_START_TIMEOUT = 30.0
-SIMULATOR_STOP_TIMEOUT = 30.0  # with --postgres it stops each server first
-LOOPBACK_URL = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\]):\d+/")
+SIMULATOR_SOURCE = ROOT / "tests" / "simulator"
+
+
+def _load_launcher():
+    """neon_simulator/launcher.py, loaded by its path: nox's Python has no Werkzeug, which the package's
+    ``__init__`` imports; the launcher needs only the standard library."""
+    name = "neon_simulator_launcher"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, SIMULATOR_SOURCE / "neon_simulator" / "launcher.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+launcher = _load_launcher()
 
 
 @contextlib.contextmanager
@@ -34,35 +47,17 @@ def running_simulator(session, operation_pace=1.0, postgres=False):
     """
     tmp = Path(session.create_tmp()).resolve()
     name = "simulator-postgres" if postgres else "simulator"
-    url_file = tmp / (name + ".url")
-    log_path = tmp / (name + ".log")
-    url_file.unlink(missing_ok=True)
-    key = secrets.token_hex(32)  # 64 characters of [a-z0-9], like a real key
     python = shutil.which("python", path=os.pathsep.join(session.bin_paths))
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "tests" / "simulator"))
-    with open(log_path, "w") as log:
-        process = subprocess.Popen([python, "-m", "neon_simulator", "--port", "0", "--api-key", key,
-                                    "--url-file", str(url_file), "--operation-pace", str(operation_pace)]
-                                   + (["--postgres"] if postgres else []),
-                                   stdout=log, stderr=subprocess.STDOUT, env=env)
     try:
-        deadline = time.monotonic() + SIMULATOR_START_TIMEOUT
-        while not (url_file.exists() and url_file.read_text().strip()):
-            if process.poll() is not None or time.monotonic() > deadline:
-                session.error("the simulator did not start:\n" + log_path.read_text())
-            time.sleep(0.1)
-        announced = dict(re.findall(r"^(NEON_[A-Z_]+)=(\S+)$", log_path.read_text(), re.MULTILINE))
-        announced.update(NEON_API_URL=url_file.read_text().strip(), NEON_API_KEY=key)
-        if not LOOPBACK_URL.match(announced["NEON_API_URL"] + "/"):
-            session.error("the simulator does not listen on loopback: %s" % announced["NEON_API_URL"])
-        session.log("simulator up at %s" % announced["NEON_API_URL"])
-        yield announced
+        simulator = launcher.launch(source=SIMULATOR_SOURCE, command=[python, "-m", "neon_simulator"],
+                                    operation_pace=operation_pace, postgres=postgres,
+                                    log_path=tmp / (name + ".log"), url_file=tmp / (name + ".url"))
+    except launcher.SimulatorDidNotStart as error:
+        session.error(str(error))
+    try:
+        session.log("simulator up at %s" % simulator.url)
+        yield simulator.environment()
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=SIMULATOR_STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=SIMULATOR_STOP_TIMEOUT)
-        if process.returncode not in (0, -15):
-            session.warn("the simulator exited with %s:\n%s" % (process.returncode, log_path.read_text()[-3000:]))
+        code = simulator.stop()
+        if code not in (0, -15):
+            session.warn("the simulator exited with %s:\n%s" % (code, simulator.log()[-3000:]))

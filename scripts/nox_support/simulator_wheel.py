@@ -10,24 +10,17 @@ __metaclass__ = type
 
 import json
 import os
-import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 
 from nox_support import ROOT
+from nox_support.simulator import launcher
 
 SIMULATOR_PROJECT = ROOT / "tests" / "simulator"
 DEFAULT_WHEEL_DIR = ROOT / ".build" / "simulator"  # .build/ is ignored by git
-START_TIMEOUT = 30.0
-STOP_TIMEOUT = 5.0
-# The last line the command line prints once it listens (see tests/simulator/README.md, "Running it").
-LAST_ANNOUNCED = "NEON_SIM_ORG_ID"
-ANNOUNCED = re.compile(r"^(NEON_[A-Z_]+)=(\S+)$")
 
 
 def _uv():
@@ -58,39 +51,6 @@ def install_wheel(session, wheel):
     session.install(*again, str(wheel))
 
 
-def _tail(path):
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()[-3000:]
-
-
-def _stop(process):
-    process.send_signal(signal.SIGTERM)
-    try:
-        return process.wait(timeout=STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=STOP_TIMEOUT)
-        return None
-
-
-def _announced(process, output):
-    """The NEON_* lines the started simulator prints, up to the last one."""
-    values = {}
-    deadline = time.monotonic() + START_TIMEOUT
-    with open(output, encoding="utf-8") as stream:
-        while LAST_ANNOUNCED not in values:
-            line = stream.readline()
-            if not line:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    return None
-                time.sleep(0.05)
-                continue
-            match = ANNOUNCED.match(line.strip())
-            if match:
-                values[match.group(1)] = match.group(2)
-    return values
-
-
 def smoke_test(session, wheel):
     """The installed console script as a user runs it, outside the repository (nothing from the work tree
     on the import path): its help, then a start with a generated key, GET /projects with the key it
@@ -100,26 +60,25 @@ def smoke_test(session, wheel):
         session.error("the wheel %s installs no neon-simulator command" % wheel.name)
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
-    env.pop("NEON_SIMULATOR_API_KEY", None)  # the key is generated and printed
     with tempfile.TemporaryDirectory(prefix="neon-simulator-wheel-") as work:
         helped = subprocess.run([script, "--help"], cwd=work, env=env, capture_output=True, text=True, check=False)
         if helped.returncode != 0 or "--scene" not in helped.stdout or "usage: neon-simulator" not in helped.stdout:
             session.error("neon-simulator --help exited %d:\n%s%s" % (helped.returncode, helped.stdout, helped.stderr))
-        output = os.path.join(work, "simulator.out")
-        with open(output, "w", encoding="utf-8") as sink:
-            process = subprocess.Popen([script, "--port", "0"], cwd=work, env=env, stdout=sink, stderr=subprocess.STDOUT)
+        # the installed package (source=None: no PYTHONPATH), with a key it makes up and prints
         try:
-            values = _announced(process, output)
-            if values is None or "NEON_API_KEY" not in values:
-                session.error("neon-simulator did not start and print its key:\n" + _tail(output))
-            request = urllib.request.Request(values["NEON_API_URL"] + "/projects?limit=2", headers={
-                "Authorization": "Bearer " + values["NEON_API_KEY"], "Accept": "application/json"})
+            simulator = launcher.launch(source=None, command=[script], api_key=launcher.PRINTED, env=env, cwd=work,
+                                        log_path=os.path.join(work, "simulator.out"),
+                                        url_file=os.path.join(work, "simulator.url"))
+        except launcher.SimulatorDidNotStart as error:
+            session.error("neon-simulator did not start and print its key: %s" % error)
+        try:
+            request = urllib.request.Request(simulator.url + "/projects?limit=2", headers=simulator.headers)
             with urllib.request.urlopen(request, timeout=10) as answer:  # nosec: the simulator on 127.0.0.1
                 projects = json.load(answer)["projects"]
             if len(projects) != 2:
                 session.error("GET /projects?limit=2 answered %d projects" % len(projects))
         finally:
-            code = _stop(process)
+            code = simulator.stop()
         if code != 0:
-            session.error("neon-simulator exited %s on SIGTERM (0 expected):\n%s" % (code, _tail(output)))
+            session.error("neon-simulator exited %s on SIGTERM (0 expected):\n%s" % (code, simulator.log()[-3000:]))
     session.log("%s: neon-simulator --help, started, GET /projects with the printed key, stopped (exit 0)" % wheel.name)
