@@ -17,12 +17,11 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
-import time
 import unicodedata
 
 import pytest
 
+from neon_simulator.launcher import SimulatorDidNotStart, launch
 from neon_testing import COPY_IGNORE, ROOT, ansible_env, galaxy_meta, run
 
 README = os.path.join(ROOT, "README.md")
@@ -151,25 +150,24 @@ def copy_of_the_clone(target):
     return target
 
 
-def start_simulator(command, clone, env, url_file, logs):
+def start_simulator(command, clone, env, logs):
     """The README's simulator command, on a free port instead of 8080 (which another program may
-    hold): ``--port 0`` with ``--url-file``. Returns the process and the API URL it listens on."""
+    hold): its interpreter, variables and key given to the simulator's launcher, which starts it with
+    ``--port 0`` and waits until it listens. Returns the launcher's SimulatorProcess."""
     assert "--port 8080" in command, command
-    words = shlex.split(command.replace("--port 8080", "--port 0 --url-file %s" % shlex.quote(str(url_file))))
+    words = shlex.split(command.replace("--port 8080", ""))
     env = dict(env)
     while ENV_ASSIGNMENT.match(words[0]):
         name, value = words.pop(0).split("=", 1)
         env[name] = value
-    with open(str(logs), "w", encoding="utf-8") as log:
-        proc = subprocess.Popen(words, cwd=str(clone), env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + SIMULATOR_START_TIMEOUT
-    while not url_file.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if not url_file.exists():
-        proc.kill()
-        proc.wait(timeout=10)
-        pytest.fail("the README's simulator command did not listen (exit %s):\n%s" % (proc.returncode, logs.read_text()))
-    return proc, url_file.read_text().strip()
+    at = words.index("--api-key")
+    api_key = words[at + 1]
+    del words[at:at + 2]
+    try:
+        return launch(source=env.pop("PYTHONPATH", None), command=words, api_key=api_key, env=env, cwd=clone,
+                      log_path=logs, start_timeout=SIMULATOR_START_TIMEOUT)
+    except SimulatorDidNotStart as error:
+        pytest.fail("the README's simulator command did not listen: %s" % error)
 
 
 def test_the_first_steps_from_a_clone_work_as_written(tmp_path):
@@ -191,15 +189,15 @@ def test_the_first_steps_from_a_clone_work_as_written(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
     env = ansible_env(tmp_path, HOME=home)
-    sim, url = start_simulator(simulator[0], clone, env, tmp_path / "simulator.url", tmp_path / "simulator.log")
+    sim = start_simulator(simulator[0], clone, env, tmp_path / "simulator.log")
+    url = sim.url
     try:
         # each command's output after a line of its own, to tell them apart
         script = "\n".join("echo '>>> %d'\n%s" % (number, step.replace("http://127.0.0.1:8080/api/v2", url))
                            for number, step in enumerate(steps))
         proc = run(["bash", "-euo", "pipefail", "-c", script], cwd=str(clone), env=env, timeout=180)
     finally:
-        sim.terminate()
-        sim.wait(timeout=30)
+        sim.stop()
     outputs = dict((steps[int(number)], text) for number, text in re.findall(r"^>>> (\d+)\n(.*?)(?=^>>> |\Z)", proc.stdout, re.S | re.M))
 
     meta = galaxy_meta()

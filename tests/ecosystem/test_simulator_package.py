@@ -45,6 +45,7 @@ import yaml
 
 from neon_simulator import Simulator
 from neon_simulator.__main__ import main as simulator_main
+from neon_simulator.launcher import PRINTED, SimulatorDidNotStart, launch
 from neon_simulator.scene_file import SceneError, apply_scene, load_scene, parse_scene
 from neon_testing import ROOT, SIMULATOR_DIR, ansible_env, galaxy_meta, run, tool
 
@@ -118,43 +119,14 @@ def new_venv(path):
     return os.path.join(str(path), "bin")
 
 
-def announced(path, process):
-    """The NEON_* lines a started simulator printed to ``path``, once it listens (its last line is NEON_SIM_ORG_ID)."""
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        with open(path, encoding="utf-8") as handle:
-            values = dict(re.findall(r"^(NEON_[A-Z_]+)=(\S+)$", handle.read(), re.MULTILINE))
-        if "NEON_SIM_ORG_ID" in values:
-            return values
-        if process.poll() is not None:
-            break
-        time.sleep(0.05)
-    with open(path, encoding="utf-8") as handle:
-        pytest.fail("the simulator did not start (exit %s):\n%s" % (process.poll(), handle.read()[-3000:]))
-
-
-def stop(process):
-    """SIGTERM, as a user's Ctrl-C or a CI's kill: the exit code."""
-    process.send_signal(signal.SIGTERM)
+def started(command, tmp_path, name, **how):
+    """Start an installed simulator command in ``tmp_path`` with the simulator's launcher (``--port 0``, its URL
+    file, the key of ``how``): the launcher's SimulatorProcess once it listens."""
     try:
-        return process.wait(timeout=STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=STOP_TIMEOUT)
-        return "killed"
-
-
-def started(argv, tmp_path, name):
-    """Start a simulator command in ``tmp_path``: (process, its announced variables)."""
-    output = tmp_path / ("%s.out" % name)
-    with open(str(output), "w", encoding="utf-8") as sink:
-        process = subprocess.Popen([str(part) for part in argv], cwd=str(tmp_path), env=clean_env(),
-                                   stdout=sink, stderr=subprocess.STDOUT)
-    try:
-        return process, announced(str(output), process)
-    except BaseException:
-        stop(process)
-        raise
+        return launch(command=command, env=clean_env(), cwd=tmp_path, log_path=tmp_path / ("%s.out" % name),
+                      start_timeout=START_TIMEOUT, stop_timeout=STOP_TIMEOUT, **how)
+    except SimulatorDidNotStart as error:
+        pytest.fail(str(error))
 
 
 def api(values, path, key=None):
@@ -224,7 +196,8 @@ def test_the_command_and_python_m_start_answer_and_stop(package, tmp_path):
 
     # the console script, with a key it makes up and prints
     url_file = tmp_path / "neon.url"
-    process, values = started([script, "--port", "0", "--url-file", url_file], tmp_path, "script")
+    process = started([script], tmp_path, "script", api_key=PRINTED, url_file=url_file)
+    values = process.environment()
     try:
         assert re.match(r"^[a-z0-9]{64}$", values["NEON_API_KEY"])
         assert url_file.read_text().strip() == values["NEON_API_URL"]
@@ -235,20 +208,21 @@ def test_the_command_and_python_m_start_answer_and_stop(package, tmp_path):
         unserved = api(values, "/projects/%s/jwks" % values["NEON_SIM_DEMO_PROJECT"])
         assert unserved.status_code == 501 and unserved.json()["code"] == "NOT_SIMULATED", unserved.text
     finally:
-        assert stop(process) == 0
+        assert process.stop() == 0
     assert not url_file.exists()  # removed on exit
 
     # python -m, with the guide's scene (YAML: the [yaml] extra is installed)
     (tmp_path / "scene.yml").write_text(guide_scene())
-    process, values = started([python, "-m", "neon_simulator", "--port", "0", "--api-key", "dev-key",
-                               "--scene", "scene.yml"], tmp_path, "module")
+    process = started([python, "-m", "neon_simulator"], tmp_path, "module", api_key="dev-key",
+                      options=["--scene", "scene.yml"])
+    values = process.environment()
     try:
-        assert "NEON_API_KEY" not in values  # given, so not printed
+        assert "NEON_API_KEY" not in process.printed  # given, so not printed
         answer = api(values, "/projects", key=SCENE_KEY)
         assert answer.status_code == 200 and [p["id"] for p in answer.json()["projects"]] == ["acme-shop"]
         assert api(values, "/projects/%s" % values["NEON_SIM_DEMO_PROJECT"], key=SCENE_KEY).status_code == 403
     finally:
-        assert stop(process) == 0
+        assert process.stop() == 0
 
     # a scene it cannot set: exit 2, the entry named, nothing served
     (tmp_path / "bad.json").write_text(json.dumps({"keys": [{"kind": "project", "project_id": "nowhere"}]}))

@@ -23,11 +23,11 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 
 import pytest
 
 import requests
+from neon_simulator.launcher import SimulatorDidNotStart, launch
 from neon_simulator.pg_binaries import ENV_WORKDIR, RUN_AS_WHEN_ROOT, PostgresUnavailable, blocked_at, make_workdir
 from neon_testing import SIMULATOR_DIR, require_real_computes
 
@@ -59,10 +59,6 @@ def pgserver_into(site_packages):
     return site_packages / "pgserver" / "pginstall" / "bin"
 
 
-def announced(output):
-    return dict(re.findall(r"^(NEON_[A-Z_]+)=(\S+)$", output, re.MULTILINE))
-
-
 def owner_only(tree):
     """Every file and folder of ``tree`` without the group's and others' bits, as an install under umask 077."""
     for folder, _folders, files in os.walk(tree):
@@ -83,22 +79,18 @@ def test_real_computes_run_from_a_clone_in_a_private_folder(tmp_path, tmpdir, um
         owner_only(clone / ".venv")
     env = {name: value for name, value in os.environ.items()
            if not name.startswith(("NEON_", "PG", "TMP", "TEMP"))}
-    env.update(PYTHONPATH=str(clone / "tests" / "simulator"), HOME=str(private_folder(private / "home")))
+    env.update(HOME=str(private_folder(private / "home")))  # PYTHONPATH: the clone's (source=)
     if tmpdir == "private":  # as nox sets it, inside the clone
         env["TMPDIR"] = str(private_folder(clone / ".nox" / "pytest" / "tmp"))
-    url_file, output = private / "url", private / "simulator.log"
-    with open(output, "w", encoding="utf-8") as log:
-        process = subprocess.Popen([sys.executable, "-m", "neon_simulator", "--postgres", "--postgres-bin",
-                                    str(programs), "--port", "0", "--api-key", API_KEY, "--url-file", str(url_file),
-                                    "--operation-pace", "0.1"],
-                                   cwd=str(clone), env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while not (url_file.exists() and url_file.read_text().strip()):
-            assert process.poll() is None and time.monotonic() < deadline, \
-                "the simulator did not start:\n" + output.read_text()
-            time.sleep(0.1)
-        url, variables = url_file.read_text().strip(), announced(output.read_text())
+        simulator = launch(source=clone / "tests" / "simulator", api_key=API_KEY, operation_pace=0.1, postgres=True,
+                           options=["--postgres-bin", programs], env=env, cwd=clone,
+                           log_path=private / "simulator.log", url_file=private / "url",
+                           start_timeout=START_TIMEOUT, stop_timeout=STOP_TIMEOUT)
+    except SimulatorDidNotStart as error:
+        pytest.fail(str(error))
+    with simulator:
+        url, variables = simulator.url, simulator.printed
         headers = {"Authorization": "Bearer " + API_KEY}
         made = requests.post(url + "/projects", json={"project": {"name": "private"}}, headers=headers, timeout=60)
         assert made.status_code == 201, made.text
@@ -117,13 +109,6 @@ def test_real_computes_run_from_a_clone_in_a_private_folder(tmp_path, tmpdir, um
         assert (done.returncode, done.stdout.strip()) == (0, "neondb_owner|2"), (done.stderr, real["errors"])
         assert real["errors"] == []
         assert not real["workdir"].startswith(str(private) + os.sep)
-    finally:
-        process.terminate()
-        try:
-            process.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(STOP_TIMEOUT)
 
 
 def test_a_private_work_folder_stops_the_simulator_at_once_saying_what_to_set(tmp_path):
