@@ -13,7 +13,7 @@ See tests/simulator/README.md.
 from __future__ import annotations
 
 from .clock import Clock
-from .model import ALL_STATUSES, END_STATUSES, FAILURE_STATUSES, IN_PROGRESS_STATUSES, SUCCESS_STATUSES
+from .records import ALL_STATUSES, END_STATUSES, FAILURE_STATUSES, IN_PROGRESS_STATUSES, SUCCESS_STATUSES
 from .seed import DEMO_PROJECT_ID, DEMO_PROJECT_NAME
 from .server import Simulator
 

@@ -20,7 +20,7 @@ Every function here is called with the state's lock held and reads the state onl
 from __future__ import annotations
 
 from .errors import Forbidden, InvalidRequest, NotFound
-from .model import ORGANIZATION_KEY, PERSONAL_KEY, PROJECT_KEY
+from .records import ORGANIZATION_KEY, PERSONAL_KEY, PROJECT_KEY
 
 MESSAGE_ORG_KEY = "not allowed for organization API keys"
 MESSAGE_PROJECT_KEY = "not allowed for project-scoped API keys"

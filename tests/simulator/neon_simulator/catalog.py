@@ -15,7 +15,7 @@ from .errors import Conflict, InvalidRequest, NotFound, PreconditionFailed
 from .provisioning import (FORBIDDEN_DATABASES, MESSAGE_DATABASE_EXISTS, MESSAGE_NO_STORED_PASSWORDS,
                            MESSAGE_OWNER_NOT_FOUND, MESSAGE_ROLE_EXISTS, MESSAGE_ROLE_OWNS, ROLE_NAME_MAX, _object,
                            _string)
-from .resources import Database, Role, connection_uri, new_password
+from .records import Database, Role, connection_uri, new_password
 
 # kind -> (branch attribute, answer key, not-found message, already-exists message)
 KINDS = {

@@ -16,7 +16,7 @@ from . import ids
 from .errors import Conflict, InvalidRequest
 from .provisioning import (ENDPOINT_TYPES, MESSAGE_DELETE_PROTECTED_COMPUTE, MESSAGE_READ_WRITE_EXISTS, _compute_settings,
                            _object, _string)
-from .resources import Endpoint
+from .records import Endpoint
 
 # Fields PATCH may change (SPEC: no type, no region_id)
 UPDATABLE = ("autoscaling_limit_min_cu", "autoscaling_limit_max_cu", "suspend_timeout_seconds", "settings",

@@ -28,7 +28,7 @@ import uuid
 from .clock import iso_seconds, parse_timestamp
 from .errors import Forbidden, InvalidRequest, NotAcceptable, NotFound, TooManyRequests
 from .ids import ID_RE
-from .model import ORGANIZATION_KEY, PERSONAL_KEY, PROJECT_KEY
+from .records import ORGANIZATION_KEY, PERSONAL_KEY, PROJECT_KEY
 from .ratelimit import RateLimiter
 
 # ---------------------------------------------------------------------- CHOICES (the notes: unknown)

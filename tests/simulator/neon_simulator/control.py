@@ -17,7 +17,7 @@ from .api_sharing import sharing_control_rules
 from .api_snapshots import snapshots_control_rules
 from .clock import iso_micro
 from .errors import Conflict, InvalidRequest, NotFound
-from .model import KEY_KINDS
+from .records import KEY_KINDS
 from .web import API_PREFIX, CONTROL_PREFIX, INTEGER_RE, error_response, json_body, json_response, match_route
 
 

@@ -30,8 +30,8 @@ from . import access, ids, seed
 from .clock import iso_seconds, parse_rfc3339
 from .errors import Conflict, Forbidden, InvalidRequest, Locked, NotFound, Unprocessable, with_code
 from .history import LSN_RE, us_of_lsn, lsn_of as _lsn
-from .model import PERSONAL_KEY, PROJECT_KEY
-from .resources import Branch, Database, Endpoint, Resources, Role, connection_details, new_password
+from .records import (PERSONAL_KEY, PROJECT_KEY, Branch, Database, Endpoint, Resources, Role, connection_details,
+                      new_password)
 from .work import MESSAGE_LOCKED, operation_spec
 
 # ---------------------------------------------------------------------- CHOICES (inferred, one place)

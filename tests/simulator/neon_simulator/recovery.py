@@ -28,7 +28,7 @@ from .clock import iso_micro, parse_rfc3339, parse_timestamp
 from .errors import InvalidRequest, NotFound
 from .history import go_duration, lsn_of, parse_lsn, schema_diff, schema_sql, us_of_lsn
 from .provisioning import BRANCH_NAME_MAX, MESSAGE_RESET_PROTECTED, _string
-from .resources import Branch
+from .records import Branch
 
 # ---------------------------------------------------------------------- CHOICES (inferred, one place)
 # A point outside the history window answers 400 (notes 5: the status is known, dyad reads the window

@@ -13,7 +13,7 @@ import random
 
 from . import ids
 from .errors import InvalidRequest, NotFound
-from .model import KEY_KINDS, ORGANIZATION_KEY, PERSONAL_KEY, PROJECT_KEY, ROLES, Organization, User, slug
+from .records import KEY_KINDS, ORGANIZATION_KEY, PERSONAL_KEY, PROJECT_KEY, ROLES, Organization, User, slug
 
 BOOTSTRAP_ALIAS = "bootstrap"
 UNAVAILABLE_ANSWERS_MAX = 100000

@@ -18,7 +18,7 @@ import time
 
 from . import ids
 from .clock import iso_seconds, us_from_seconds
-from .model import ENDPOINT_ACTIONS, ApiKey, Operation, Organization, Project, User
+from .records import ENDPOINT_ACTIONS, ApiKey, Operation, Organization, Project, User
 
 DEMO_PROJECT_ID = "shiny-river-12345678"
 DEMO_PROJECT_NAME = "demo-project"

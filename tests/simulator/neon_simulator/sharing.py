@@ -15,7 +15,7 @@ revoking the user's last grant takes it out again. A project shared through the 
 given one, to the user's email, the first time the project's permissions are read, so the two
 views never disagree.
 
-Members. An organization's members are ``Organization.members`` (user id -> role, model.py); a
+Members. An organization's members are ``Organization.members`` (user id -> role, records.py); a
 member's id (a UUID of its own, not the user's) and ``joined_at`` are kept here, made the first
 time the member is shown. Invitations are kept here while pending.
 
@@ -30,7 +30,7 @@ import re
 from . import access, ids
 from .clock import iso_seconds
 from .errors import Conflict, Forbidden, InvalidRequest, NotFound
-from .model import PERSONAL_KEY, ROLES, User
+from .records import PERSONAL_KEY, ROLES, User
 
 # ---------------------------------------------------------------------- CHOICES (the notes: unknown)
 # A second grant to an email that already has one (compared without case): the service's answer is

@@ -15,7 +15,7 @@ default flag, protection and backup schedule) and renames the target, so that th
 string (same compute host, same roles) now reaches the snapshot's data.
 
 Each project's snapshots, pending restores and schedules are a ``SnapshotBook`` in ``State.snapshot_books``
-(keyed by project id): the model's Project has fixed slots.
+(keyed by project id): the Project record (records.py) has fixed slots.
 
 CHOICES (the notes say "unknown" or nothing; tests/simulator/README.md, "Snapshots and backup schedules"):
 
@@ -64,7 +64,7 @@ from .errors import Conflict, Forbidden, InvalidRequest, NotFound, Unprocessable
 from .history import BranchData, go_duration, lsn_of
 from .provisioning import (BRANCH_NAME_MAX, _boolean, _object, _string,
                            _subscription_type)
-from .resources import Branch, Database
+from .records import Branch, Database
 
 MESSAGE_ROOT_ONLY = "manual snapshots can only be created from root branches; branch %s has a parent (%s)"
 MESSAGE_SNAPSHOT_EXISTS = 'snapshot already exists; snapshot_name:"%s"'

@@ -15,7 +15,7 @@ import threading
 from . import access, ids, seed
 from .clock import Clock, iso_micro
 from .errors import Conflict, Forbidden, InvalidRequest, NotFound
-from .model import (END_STATUSES, ENDPOINT_ACTIONS, ORGANIZATION_KEY, PERSONAL_KEY, PROJECT_KEY, ApiKey, Operation,
+from .records import (END_STATUSES, ENDPOINT_ACTIONS, ORGANIZATION_KEY, PERSONAL_KEY, PROJECT_KEY, ApiKey, Operation,
                     Project)
 from .catalog import CatalogMixin
 from .computes import ComputesMixin
