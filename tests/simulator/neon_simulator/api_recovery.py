@@ -17,9 +17,10 @@ BRANCH_CONTROL = CONTROL_PREFIX + "/projects/<project_id>/branches/<branch_id>"
 
 
 def recovery_rules():
-    """The /api/v2 rules (werkzeug Rule, endpoint ``x`` served by ``_api_x``). Restore and set_as_default are
-    routed with the branches (api_provisioning.py) and served by recovery.py."""
+    """The /api/v2 rules (werkzeug Rule, endpoint ``x`` served by ``_api_x``)."""
     return [
+        Rule(BRANCH + "/restore", methods=["POST"], endpoint="restore_branch"),
+        Rule(BRANCH + "/set_as_default", methods=["POST"], endpoint="set_default_branch"),
         Rule(BRANCH + "/schema", methods=["GET"], endpoint="branch_schema"),
         Rule(BRANCH + "/compare_schema", methods=["GET"], endpoint="compare_schema"),
     ]
@@ -35,6 +36,13 @@ def recovery_control_rules():
 
 class RecoveryRoutes:
     """The handlers, mixed into SimulatorApp: each answers (status, payload)."""
+
+    def _api_restore_branch(self, request, key, project_id, branch_id):
+        return 200, self.state.api_restore_branch(key, project_id, branch_id, json_body(request))
+
+    def _api_set_default_branch(self, request, key, project_id, branch_id):
+        del request
+        return 200, self.state.api_set_default_branch(key, project_id, branch_id)
 
     def _api_branch_schema(self, request, key, project_id, branch_id):
         return 200, self.state.api_branch_schema(key, project_id, branch_id, request.args)

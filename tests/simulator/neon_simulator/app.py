@@ -1,42 +1,42 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2025, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The WSGI application: Neon API v2 under /api/v2 (here), control API under /_simulator (control.py)."""
+"""The WSGI application: Neon API v2 under /api/v2 (each area's routes in its api_<area>.py), control API under
+/_simulator (control.py)."""
 
 from __future__ import annotations
 
 import logging
-import re
 import threading
 
 from werkzeug.exceptions import MethodNotAllowed, NotFound as RouteNotFound
-from werkzeug.routing import Map, Rule
+from werkzeug.routing import Map
 from werkzeug.wrappers import Request, Response
 
+from .api_catalog import CatalogRoutes, catalog_rules
+from .api_computes import ComputesRoutes, computes_rules
 from .api_consumption import ConsumptionRoutes, consumption_rules
+from .api_keys import KeysRoutes, keys_rules
 from .api_networking import NetworkingRoutes, networking_rules
+from .api_operations import OperationsRoutes, operations_rules
+from .api_organizations import OrganizationsRoutes, organizations_rules
 from .api_platform import PlatformRoutes, platform_rules
+from .api_projects import ProjectsRoutes, projects_rules
 from .api_provisioning import ProvisioningRoutes, provisioning_rules
 from .api_recovery import RecoveryRoutes, recovery_rules
 from .api_sharing import SharingRoutes, sharing_rules
 from .api_snapshots import SnapshotsRoutes, snapshots_rules
 from .barriers import Barriers
-from .clock import iso_micro, parse_timestamp
 from .control import ControlRoutes, control_map
 from .errors import API_ERRORS, InvalidRequest
-from .ids import ID_RE
 from .openapi import document
 from .ratelimit import RateLimiter
-from .web import (API_PREFIX, CONTROL_PREFIX, client_address, error_response, int_arg, json_body, json_response,
+from .web import (API_PREFIX, CONTROL_PREFIX, client_address, error_response, json_response,
                   match_route, positive_rate, request_id_of, status_line)
 
 __all__ = ["API_PREFIX", "CONTROL_PREFIX", "DropConnection", "SimulatorApp"]
 
 REQUEST_ID_HEADER = "x-neon-ret-request-id"
-PROJECTS_LIMIT = (1, 400, 10)
-PROJECTS_TIMEOUT_MS = (100, 30000, None)
-OPERATIONS_LIMIT = (1, 1000, 10)
-_KEY_ID_RE = re.compile(r"^[0-9]{1,18}$")
 _LOG = logging.getLogger("neon_simulator")
 
 MESSAGE_NO_AUTH = "authentication required: missing Authorization header"
@@ -69,34 +69,8 @@ class DropConnection(ConnectionError):
     """Raised by the app so the server closes the connection without answering."""
 
 
-def _org_id(org_id):
-    if not ID_RE.match(org_id):
-        raise InvalidRequest("org_id: must match ^[a-z0-9-]{1,60}$, got %r" % org_id)
-    return org_id
-
-
-def _key_id(key_id):
-    if not _KEY_ID_RE.match(key_id):
-        raise InvalidRequest("key_id: must be an integer, got %r" % key_id)
-    return int(key_id)
-
-
-def _paginated(answer, cursor):
-    """``answer`` with ``pagination: {cursor}``; none without a cursor (an empty first page): the OpenAPI
-    ``Pagination`` requires ``cursor``, and the live service answered ``{"projects": []}`` (notes, CASSETTE)."""
-    if cursor:
-        answer["pagination"] = {"cursor": cursor}
-    return answer
-
-
-def _projects_page(args):
-    """(limit, cursor, search) of a project listing; ``timeout`` is checked (see README)."""
-    limit = int_arg(args, "limit", PROJECTS_LIMIT)
-    int_arg(args, "timeout", PROJECTS_TIMEOUT_MS)
-    return limit, args.get("cursor") or None, args.get("search") or None
-
-
-class SimulatorApp(ControlRoutes, ProvisioningRoutes, SharingRoutes, NetworkingRoutes, ConsumptionRoutes, RecoveryRoutes,
+class SimulatorApp(ControlRoutes, KeysRoutes, OrganizationsRoutes, ProjectsRoutes, OperationsRoutes, ProvisioningRoutes,
+                   ComputesRoutes, CatalogRoutes, SharingRoutes, NetworkingRoutes, ConsumptionRoutes, RecoveryRoutes,
                    SnapshotsRoutes, PlatformRoutes):
     """WSGI callable. ``sleep(seconds)`` is interruptible when the server stops.
 
@@ -114,24 +88,10 @@ class SimulatorApp(ControlRoutes, ProvisioningRoutes, SharingRoutes, NetworkingR
         self._default_limiters = (rate_limiter, org_key_limiter)
         self.stop_event = stop_event or threading.Event()
         self.barriers = Barriers()
-        organization = API_PREFIX + "/organizations/<org_id>"
-        self.api_map = Map([
-            Rule(API_PREFIX + "/api_keys", methods=["GET"], endpoint="list_keys"),
-            Rule(API_PREFIX + "/api_keys", methods=["POST"], endpoint="create_key"),
-            Rule(API_PREFIX + "/api_keys/<key_id>", methods=["DELETE"], endpoint="revoke_key"),
-            Rule(API_PREFIX + "/auth", methods=["GET"], endpoint="auth"),
-            Rule(API_PREFIX + "/users/me/organizations", methods=["GET"], endpoint="user_organizations"),
-            Rule(organization, methods=["GET"], endpoint="get_organization"),
-            Rule(organization + "/api_keys", methods=["GET"], endpoint="list_org_keys"),
-            Rule(organization + "/api_keys", methods=["POST"], endpoint="create_org_key"),
-            Rule(organization + "/api_keys/<key_id>", methods=["DELETE"], endpoint="revoke_org_key"),
-            Rule(API_PREFIX + "/projects", methods=["GET"], endpoint="list_projects"),
-            Rule(API_PREFIX + "/projects/shared", methods=["GET"], endpoint="list_shared_projects"),
-            Rule(API_PREFIX + "/projects/<project_id>/operations", methods=["GET"], endpoint="list_operations"),
-            Rule(API_PREFIX + "/projects/<project_id>/operations/<operation_id>", methods=["GET"],
-                 endpoint="get_operation"),
-        ] + provisioning_rules() + sharing_rules() + networking_rules() + consumption_rules() + recovery_rules()
-            + snapshots_rules() + platform_rules())
+        self.api_map = Map(keys_rules() + organizations_rules() + projects_rules() + operations_rules()
+                           + provisioning_rules() + computes_rules() + catalog_rules() + sharing_rules()
+                           + networking_rules() + consumption_rules() + recovery_rules() + snapshots_rules()
+                           + platform_rules())
         self.control_map = control_map()
 
     # ------------------------------------------------------------------ entry point
@@ -295,82 +255,3 @@ class SimulatorApp(ControlRoutes, ProvisioningRoutes, SharingRoutes, NetworkingR
                 return response
             _LOG.exception("unexpected error in %s %s", request.method, request.path)
             return error_response(500, "internal server error", request_id)
-
-    # Each handler answers (status, payload) for the authenticated ``key``.
-    def _api_list_keys(self, request, key):
-        del request
-        return 200, self.state.list_keys(key)
-
-    def _api_create_key(self, request, key):
-        body = json_body(request)
-        if "key_name" not in body:
-            raise InvalidRequest("key_name: field is required")
-        return 200, self.state.create_key(body["key_name"], key)
-
-    def _api_revoke_key(self, request, key, key_id):
-        del request
-        return 200, self.state.revoke_key(_key_id(key_id), key)
-
-    def _api_auth(self, request, key):
-        del request
-        return 200, self.state.auth_details(key)
-
-    def _api_user_organizations(self, request, key):
-        del request
-        return 200, {"organizations": self.state.user_organizations(key)}
-
-    def _api_get_organization(self, request, key, org_id):
-        del request
-        return 200, self.state.get_organization(key, _org_id(org_id))
-
-    def _api_list_org_keys(self, request, key, org_id):
-        del request
-        return 200, self.state.list_org_keys(key, _org_id(org_id))
-
-    def _api_create_org_key(self, request, key, org_id):
-        org_id = _org_id(org_id)
-        body = json_body(request)
-        if "key_name" not in body:
-            raise InvalidRequest("key_name: field is required")
-        return 200, self.state.create_org_key(key, org_id, body["key_name"], body.get("project_id"))
-
-    def _api_revoke_org_key(self, request, key, org_id, key_id):
-        del request
-        return 200, self.state.revoke_org_key(key, _org_id(org_id), _key_id(key_id))
-
-    def _api_list_projects(self, request, key):
-        args = request.args
-        limit, cursor, search = _projects_page(args)
-        org_id = args.get("org_id") or None
-        if org_id is not None:
-            _org_id(org_id)
-        projects, cursor, unavailable = self.state.list_projects(limit, cursor, search, org_id, key)
-        return 200, _paginated({
-            "projects": projects,
-            "applications": {},
-            "integrations": {},
-            "unavailable_project_ids": unavailable,
-        }, cursor)
-
-    def _api_list_shared_projects(self, request, key):
-        limit, cursor, search = _projects_page(request.args)
-        projects, cursor, unavailable = self.state.list_shared_projects(key, limit, cursor, search)
-        return 200, _paginated({"projects": projects, "unavailable_project_ids": unavailable}, cursor)
-
-    def _api_list_operations(self, request, key, project_id):
-        args = request.args
-        limit = int_arg(args, "limit", OPERATIONS_LIMIT)
-        cursor_text = args.get("cursor") or None
-        cursor_us = None
-        if cursor_text is not None:
-            try:
-                cursor_us = parse_timestamp(cursor_text)
-            except ValueError:
-                raise InvalidRequest("cursor: invalid value %r, expected a timestamp like %s"
-                                     % (cursor_text, iso_micro(self.state.now_us()))) from None
-        operations, cursor = self.state.list_operations(project_id, limit, cursor_us, cursor_text, key)
-        return 200, _paginated({"operations": operations}, cursor)
-
-    def _api_get_operation(self, request, key, project_id, operation_id):
-        del request
-        return 200, {"operation": self.state.get_operation(project_id, operation_id, key)}

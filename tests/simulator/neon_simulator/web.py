@@ -102,3 +102,11 @@ def json_body(request, required=True):
     if not isinstance(body, dict):
         raise InvalidRequest("request body: must be a JSON object")
     return body
+
+
+def paginated(answer, cursor):
+    """``answer`` with ``pagination: {cursor}``; none without a cursor (an empty first page): the OpenAPI
+    ``Pagination`` requires ``cursor``, and the live service answered ``{"projects": []}`` (notes, CASSETTE)."""
+    if cursor:
+        answer["pagination"] = {"cursor": cursor}
+    return answer

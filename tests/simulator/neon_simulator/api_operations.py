@@ -1,0 +1,45 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2025, neon.cloud collection maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The operations' routes of /api/v2 (``/projects/{project_id}/operations``, list and get): HTTP in, State's methods
+(operations.py) out."""
+
+from __future__ import annotations
+
+from werkzeug.routing import Rule
+
+from .clock import iso_micro, parse_timestamp
+from .errors import InvalidRequest
+from .web import API_PREFIX, int_arg, paginated
+
+OPERATIONS_LIMIT = (1, 1000, 10)
+
+
+def operations_rules():
+    return [
+        Rule(API_PREFIX + "/projects/<project_id>/operations", methods=["GET"], endpoint="list_operations"),
+        Rule(API_PREFIX + "/projects/<project_id>/operations/<operation_id>", methods=["GET"],
+             endpoint="get_operation"),
+    ]
+
+
+class OperationsRoutes:
+    """The handlers, mixed into SimulatorApp: each answers (status, payload) for the authenticated key."""
+
+    def _api_list_operations(self, request, key, project_id):
+        args = request.args
+        limit = int_arg(args, "limit", OPERATIONS_LIMIT)
+        cursor_text = args.get("cursor") or None
+        cursor_us = None
+        if cursor_text is not None:
+            try:
+                cursor_us = parse_timestamp(cursor_text)
+            except ValueError:
+                raise InvalidRequest("cursor: invalid value %r, expected a timestamp like %s"
+                                     % (cursor_text, iso_micro(self.state.now_us()))) from None
+        operations, cursor = self.state.list_operations(project_id, limit, cursor_us, cursor_text, key)
+        return 200, paginated({"operations": operations}, cursor)
+
+    def _api_get_operation(self, request, key, project_id, operation_id):
+        del request
+        return 200, {"operation": self.state.get_operation(project_id, operation_id, key)}

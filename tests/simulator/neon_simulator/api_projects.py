@@ -1,0 +1,52 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2025, neon.cloud collection maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The project listings' routes of /api/v2 (``GET /projects``, ``GET /projects/shared``): HTTP in, State's methods
+(projects.py) out. One project's routes (create, get, update, delete) are in api_provisioning.py."""
+
+from __future__ import annotations
+
+from werkzeug.routing import Rule
+
+from .api_organizations import org_id_of
+from .web import API_PREFIX, int_arg, paginated
+
+PROJECTS_LIMIT = (1, 400, 10)
+PROJECTS_TIMEOUT_MS = (100, 30000, None)
+
+
+def projects_rules():
+    return [
+        Rule(API_PREFIX + "/projects", methods=["GET"], endpoint="list_projects"),
+        Rule(API_PREFIX + "/projects/shared", methods=["GET"], endpoint="list_shared_projects"),
+    ]
+
+
+def _projects_page(args):
+    """(limit, cursor, search) of a project listing; ``timeout`` is checked (see README)."""
+    limit = int_arg(args, "limit", PROJECTS_LIMIT)
+    int_arg(args, "timeout", PROJECTS_TIMEOUT_MS)
+    return limit, args.get("cursor") or None, args.get("search") or None
+
+
+class ProjectsRoutes:
+    """The handlers, mixed into SimulatorApp: each answers (status, payload) for the authenticated key."""
+
+    def _api_list_projects(self, request, key):
+        args = request.args
+        limit, cursor, search = _projects_page(args)
+        org_id = args.get("org_id") or None
+        if org_id is not None:
+            org_id_of(org_id)
+        projects, cursor, unavailable = self.state.list_projects(limit, cursor, search, org_id, key)
+        return 200, paginated({
+            "projects": projects,
+            "applications": {},
+            "integrations": {},
+            "unavailable_project_ids": unavailable,
+        }, cursor)
+
+    def _api_list_shared_projects(self, request, key):
+        limit, cursor, search = _projects_page(request.args)
+        projects, cursor, unavailable = self.state.list_shared_projects(key, limit, cursor, search)
+        return 200, paginated({"projects": projects, "unavailable_project_ids": unavailable}, cursor)

@@ -1,0 +1,144 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2025, neon.cloud collection maintainers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Project listings (``GET /projects``, ``GET /projects/shared``, the projects left out as unavailable) and the
+control API's making of projects. What the API does to one project (create, update, delete) is in provisioning.py."""
+
+from __future__ import annotations
+
+import random
+
+from . import access, ids, seed
+from .errors import InvalidRequest, NotFound
+from .records import Project
+from .shared import optional_string
+
+BULK_PROJECTS_MAX = 20000
+ID_RE = ids.ID_RE
+
+
+class ProjectsMixin:
+    """The projects' part of State (mixed in)."""
+
+    def _insert_in_order(self, project):
+        """Project list order: newest first (created_at, then id, descending)."""
+        order_key = (project.created_us, project.id)
+        index = 0
+        while index < len(self.project_order) and \
+                (self.project_order[index].created_us, self.project_order[index].id) > order_key:
+            index += 1
+        self.project_order.insert(index, project)
+
+    def _take_unavailable(self, page):
+        """Split a page into (available, unavailable ids), spending one answer of each unavailable one."""
+        available, missing = [], []
+        for project in page:
+            if project.id not in self.unavailable:
+                available.append(project)
+                continue
+            missing.append(project.id)
+            left = self.unavailable[project.id]
+            if left is not None:
+                if left <= 1:
+                    del self.unavailable[project.id]
+                else:
+                    self.unavailable[project.id] = left - 1
+        return available, missing
+
+    def _list(self, selected, limit, cursor, search):
+        """(projects, cursor, unavailable ids): one page of the projects ``selected`` lets through.
+
+        The page is chosen first (``limit`` projects after ``cursor``); projects marked unavailable
+        are then left out of ``projects`` and named in ``unavailable_project_ids``, as the live
+        service does when fetching their details runs out of time. The cursor is the page's last
+        project id either way, so the next page starts after the whole page.
+        """
+        candidates = [p for p in self.project_order if selected(p)]
+        if cursor:
+            position = next((i for i, p in enumerate(candidates) if p.id == cursor), None)
+            if position is None:
+                raise InvalidRequest("cursor: unknown project id %r" % cursor)
+            candidates = candidates[position + 1:]
+        if search:
+            needle = search.lower()
+            candidates = [p for p in candidates if needle in p.name.lower() or needle in p.id.lower()]
+        page = candidates[:limit]
+        available, missing = self._take_unavailable(page)
+        return [p.render() for p in available], (page[-1].id if page else cursor), missing
+
+    def list_projects(self, limit, cursor=None, search=None, org_id=None, key=None):
+        """GET /projects for ``key`` (default: the bootstrap key): (projects, cursor, unavailable ids)."""
+        with self.lock:
+            key = key or self._bootstrap_key()
+            return self._list(access.project_listing(self, key, org_id), limit, cursor, search)
+
+    def list_shared_projects(self, key, limit, cursor=None, search=None):
+        """GET /projects/shared: (projects, cursor, unavailable ids)."""
+        with self.lock:
+            return self._list(access.shared_listing(key), limit, cursor, search)
+
+    def get_project(self, project_id):
+        with self.lock:
+            project = self.projects.get(project_id)
+            if project is None:
+                raise NotFound("project not found")
+            return project.render()
+
+    def create_projects(self, spec):
+        """Many projects at once (control API): ``{"count": N, "name_prefix", "org_id", "owner", "region_id",
+        "pg_version"}``; answers ``{"count": N, "first_id", "last_id"}``. For large inventories in tests and
+        the benchmark; each project is made as ``create_project`` makes one."""
+        spec = dict(spec)
+        count = spec.pop("count", None)
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= BULK_PROJECTS_MAX:
+            raise InvalidRequest("count: must be an integer from 1 to %d" % BULK_PROJECTS_MAX)
+        prefix = optional_string(spec, "name_prefix") or "bulk"
+        spec.pop("name_prefix", None)
+        if "name" in spec or "id" in spec:
+            raise InvalidRequest("name and id are made per project: use name_prefix")
+        made = [self.create_project(dict(spec, name="%s-%d" % (prefix, number))) for number in range(1, count + 1)]
+        return {"count": len(made), "first_id": made[0]["id"], "last_id": made[-1]["id"]}
+
+    def create_project(self, spec):
+        """Create a project (control API); answers the project object.
+
+        ``org_id``: a project of that organization (owner: ``owner``, else its first admin);
+        otherwise a personal project of ``owner`` (a user id or "bootstrap", the default).
+        """
+        name = optional_string(spec, "name")
+        region_id = optional_string(spec, "region_id") or "aws-us-east-2"
+        if region_id not in seed.REGIONS:
+            raise InvalidRequest("region_id: unknown region, one of %s" % ", ".join(seed.REGIONS))
+        pg_version = spec.get("pg_version", 17)
+        if pg_version not in (14, 15, 16, 17, 18):
+            raise InvalidRequest("pg_version: must be one of 14, 15, 16, 17, 18")
+        wanted_id = optional_string(spec, "id")
+        if wanted_id is not None and not ID_RE.match(wanted_id):
+            raise InvalidRequest("id: must match ^[a-z0-9-]{1,60}$")
+        org_id = optional_string(spec, "org_id")
+        rng = random.SystemRandom()
+        with self.lock:
+            owner = self.find_user(spec.get("owner", "bootstrap"), "owner")
+            if org_id is not None:
+                org = self.find_organization(org_id)
+                if "owner" not in spec and org.admins():
+                    owner = self.users[org.admins()[0]]
+            if wanted_id and wanted_id in self.projects:
+                raise InvalidRequest("id: project %s already exists" % wanted_id)
+            project = self._add_project(rng, name, region_id, pg_version, org_id, owner.id, wanted_id)
+            return project.render()
+
+    def _add_project(self, rng, name, region_id, pg_version, org_id, owner_id, wanted_id=None):
+        """A new project (lock held), listed first; its skeleton: one branch with one compute."""
+        project_id = wanted_id or ids.project_id(rng)
+        while project_id in self.projects:
+            project_id = ids.project_id(rng)
+        now_us = self.now_us()
+        data = seed.project_data(rng, project_id, name or project_id, region_id, now_us, now_us, org_id, owner_id)
+        data.update({"pg_version": pg_version, "active_time": 0, "cpu_used_sec": 0,
+                     "synthetic_storage_size": 0, "updated_at": data["created_at"],
+                     "compute_last_active_at": data["created_at"], "creation_source": "api"})
+        project = Project(data, now_us, [(ids.branch_id(rng), ids.endpoint_id(rng))])
+        self.projects[project_id] = project
+        self._insert_in_order(project)
+        return project
