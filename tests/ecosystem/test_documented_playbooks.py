@@ -1378,7 +1378,7 @@ def test_snapshot_restore_examples_killed_after_the_finalize_run_again_pass(simu
     the module waiting for it), every process of it, then run again: it passes, and nothing was done twice."""
     scene = Scene(simulator, tmp_path, collection_parent)
     argv = snapshot_restore_examples(scene)
-    simulator.state.next_operations.clear()
+    simulator.state.shared.next_operations.clear()
     simulator.script_operations("start_compute", hold=True, project_id=DEMO_PROJECT, count=10)
     simulator.script_operations("*", duration=0, count=10000)
     before = last_seq(simulator)

@@ -349,7 +349,7 @@ def assert_guide_scene(sim):
     (dana,) = [user for user in sim.users() if user["email"] == "dana@example.com"]
     assert org["name"] == "Acme" and org["projects"] == ["acme-shop"]
     assert {(member["user_id"], member["role"]) for member in org["members"]} == {
-        (sim.state.bootstrap_user_id, "admin"), (dana["id"], "member")}
+        (sim.state.shared.bootstrap_user_id, "admin"), (dana["id"], "member")}
     # the project-scoped key reaches its project only
     assert [project["id"] for project in get("/projects", headers).json()["projects"]] == ["acme-shop"]
     assert get("/projects/%s" % sim.demo_project_id, headers).status_code == 403
@@ -378,7 +378,7 @@ def test_the_guides_scene_as_yaml_and_as_json(tmp_path):
             load_scene(sim, str(tmp_path / name))
             assert_guide_scene(sim)
             sim.reset()  # back to the seed, without the scene
-            assert "acme-shop" not in sim.state.projects and SCENE_KEY not in sim.state.keys_by_secret
+            assert "acme-shop" not in sim.state.shared.projects and SCENE_KEY not in sim.state.shared.keys_by_secret
 
 
 @pytest.mark.parametrize("scene, message", [

@@ -90,7 +90,7 @@ def test_a_playbook_killed_after_its_key_was_created_leaves_one_key_and_the_reru
 
     made = [key for key in sim.keys() if key["name"] == name]
     assert len(made) == 1 and not made[0]["revoked"] and made[0]["last_used_at"] is None, made
-    secret = [secret for secret, key in sim.state.keys_by_secret.items() if key.id == made[0]["id"]][0]
+    secret = [secret for secret, key in sim.state.shared.keys_by_secret.items() if key.id == made[0]["id"]][0]
     assert not (tmp_path / "result.json").exists()
 
     rerun = _playbook(tmp_path, collection_parent, sim, name, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

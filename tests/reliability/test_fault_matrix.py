@@ -50,7 +50,7 @@ def _observe(sim, target, ctx, run, keys_before):
     # the secret of every key made during the run: it may show only as the result's `key`
     ids_before = set(key["id"] for key in keys_before)
     shown = (run.result or {}).get("key")
-    made_secrets = [secret for secret, key in list(sim.state.keys_by_secret.items()) if key.id not in ids_before]
+    made_secrets = [secret for secret, key in list(sim.state.shared.keys_by_secret.items()) if key.id not in ids_before]
     facts["secret_leaks"] = sum(run.text().count(secret) - (1 if secret == shown else 0) for secret in made_secrets)
     if target.kind == "post":
         made = [key for key in sim.keys() if key["name"] == ctx["name"] and key not in keys_before]

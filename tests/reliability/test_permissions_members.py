@@ -173,14 +173,14 @@ def test_overlapping_grants_of_one_email_leave_one_grant_whatever_the_service_do
         sim, collection_parent, tmp_path, duplicate_grant):
     pid = project(sim)
     email = "both-%s@example.com" % rel.unique_name()
-    sim.state.set_sharing_settings({"duplicate_grant": duplicate_grant})
+    sim.state.sharing.set_sharing_settings({"duplicate_grant": duplicate_grant})
     try:
         sim.add_barrier(method="GET", path="/api/v2/projects/%s/permissions" % pid, parties=2, timeout=BARRIER_TIMEOUT)
         args = rel.connection_args(sim, project_id=pid, emails=[email], api_timeout=RUN_TIMEOUT - 10)
         runs = rel.module_process_results(
             rel.start_module_processes(collection_parent, tmp_path, "project_permission", [args, args]), RUN_TIMEOUT)
     finally:
-        sim.state.set_sharing_settings({"duplicate_grant": "conflict"})
+        sim.state.sharing.set_sharing_settings({"duplicate_grant": "conflict"})
     assert [barrier["timed_out"] for barrier in sim.barriers()][-1] is False
     posts = [entry for entry in sim.requests() if entry["method"] == "POST" and entry["path"].endswith(pid + "/permissions")]
     assert len(posts) == 2  # both runs listed before either granted: they overlapped
@@ -188,7 +188,7 @@ def test_overlapping_grants_of_one_email_leave_one_grant_whatever_the_service_do
     for result in runs:
         assert not result.get("failed"), result
         assert [item["granted_to_email"] for item in result["permissions"]] == [email]
-    made = sim.state.all_grants(pid)
+    made = sim.state.sharing.all_grants(pid)
     if duplicate_grant == "new":
         assert len(made) == 2 and len([item for item in made if "revoked_at" in item]) == 1
         assert "revoked again, leaving the earlier one" in json.dumps([result.get("warnings") for result in runs])

@@ -568,7 +568,7 @@ def test_connection_info_of_a_branch_without_compute_or_unknown_fails_clearly(si
 @pytest.mark.parametrize("limit", ["projects", "branches", "history"])
 def test_a_plan_limit_fails_with_the_service_s_message_and_nothing_changed(sim, limit):
     pid = new_project(sim)["project"]["id"]
-    count = len(sim.state.projects)
+    count = len(sim.state.shared.projects)
     try:
         if limit == "projects":
             sim.set_limits(max_projects=0)
@@ -591,4 +591,4 @@ def test_a_plan_limit_fails_with_the_service_s_message_and_nothing_changed(sim, 
     assert refused["changed"] is False and refused["error"]["method"] == "POST"
     assert refused["error"]["code"] == expected[2]
     assert len(changes_since(sim, seq)) == 1  # the one refused create, never asked again
-    assert len(sim.state.projects) == count and branch_named(sim, pid, "pr-over") is None
+    assert len(sim.state.shared.projects) == count and branch_named(sim, pid, "pr-over") is None

@@ -285,7 +285,7 @@ def test_playbook_at_vvv_never_shows_the_auth_key(tmp_path, collection_parent, s
     for secret in secrets:
         assert text.count(secret) == len(re.findall(r'"key": "%s"' % secret, text)) >= 1
     # every secret the simulator holds for a key made by the playbook: only ever as `key` of its task
-    made = [secret for secret, key in sim.state.keys_by_secret.items() if key.name.startswith("secrets-")]
+    made = [secret for secret, key in sim.state.shared.keys_by_secret.items() if key.name.startswith("secrets-")]
     assert len(made) == 5, len(made)  # create, rotate, lost, cut, late
     for secret in made:
         assert text.count(secret) == len(re.findall(r'"key": "%s"' % secret, text)), "secret outside `key`"
@@ -473,7 +473,7 @@ def test_provisioning_at_vvv_shows_passwords_only_in_their_return_values(
         cwd=str(tmp_path), env=_env(tmp_path, collection_parent, sim),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300, check=False)
     text = _all_output(tmp_path, proc)
-    project = [item for item in sim.state.projects.values() if item.name == "secrets-app"]
+    project = [item for item in sim.state.shared.projects.values() if item.name == "secrets-app"]
     assert len(project) == 1, text[-4000:]
     passwords = set()
     for branch in rel.api(sim, "GET", "/projects/%s/branches" % project[0].id)["branches"]:

@@ -234,7 +234,7 @@ def test_a_snapshot_refused_for_the_limit_names_the_snapshot_that_holds_it(sim):
     first = ok(run(sim, "snapshot", project_id=pid, name="before-migration-1"))["snapshot"]
     ok(run(sim, "snapshot_restore", project_id=pid, snapshot="before-migration-1", name="main-rollback",
            finalize=True))
-    sim.state.take_scheduled_snapshot(pid, branch_named(sim, pid, "main")["id"], {"name": "nightly"})
+    sim.state.snapshots.take_scheduled_snapshot(pid, branch_named(sim, pid, "main")["id"], {"name": "nightly"})
     seq = last_seq(sim)
     refused = failed(run(sim, "snapshot", project_id=pid, name="before-migration-2"))
     assert "manual snapshots limit of 1 exceeded" in refused["msg"]

@@ -46,7 +46,7 @@ def warnings_of(result):
 def restricted(sim, vpce, project_id=CHECKOUT):
     """The label of the project's restriction to ``vpce`` as the simulator holds it, or None."""
     return {item["vpc_endpoint_id"]: item["label"]
-            for item in sim.state.vpc_summary()["projects"].get(project_id, [])}.get(vpce)
+            for item in sim.state.networking.vpc_summary()["projects"].get(project_id, [])}.get(vpce)
 
 
 def org_endpoint(vpce, region=REGION):
@@ -71,7 +71,7 @@ def team(sim, name, plan="scale", projects=0):
 
 def assigned(sim, vpce, region=REGION):
     """The organization's endpoint as the simulator holds it, or None."""
-    return next((item for item in sim.state.vpc_summary()["organizations"].get(ORG, [])
+    return next((item for item in sim.state.networking.vpc_summary()["organizations"].get(ORG, [])
                  if item["vpc_endpoint_id"] == vpce and item["region_id"] == region), None)
 
 
@@ -182,7 +182,7 @@ def test_overlapping_runs_assign_once_and_remove_once(sim, collection_parent, tm
     runs = _at_once(sim, collection_parent, tmp_path, "vpc_endpoint", [args, args], details)
     assert [result.get("failed", False) for result in runs] == [False, False]
     assert [result["changed"] for result in runs] == [True, True]  # both found none and assigned it
-    assert [item["vpc_endpoint_id"] for item in sim.state.vpc_summary()["organizations"][ORG]].count(vpce) == 1
+    assert [item["vpc_endpoint_id"] for item in sim.state.networking.vpc_summary()["organizations"][ORG]].count(vpce) == 1
 
     removal = dict(org_endpoint(vpce), state="absent", _ansible_diff=True)
     runs = _at_once(sim, collection_parent, tmp_path, "vpc_endpoint", [removal, removal], details)
@@ -385,9 +385,9 @@ def paced(sim, monkeypatch):
         return make_client(options, clock=injected.clock, sleep=injected.sleep)
 
     monkeypatch.setattr(_module, "make_client", simulated_client)
-    sim.state.set_consumption_limits({"rate_per_minute": 30, "burst": 30})
+    sim.state.consumption.set_consumption_limits({"rate_per_minute": 30, "burst": 30})
     yield injected
-    sim.state.set_consumption_limits({"rate_per_minute": 30, "burst": 30})
+    sim.state.consumption.set_consumption_limits({"rate_per_minute": 30, "burst": 30})
 
 
 def iso(seconds):
@@ -459,7 +459,7 @@ def test_consumption_paces_its_requests_under_the_limit_on_the_injected_clock(si
     usage_team, key = team(sim, "usage-paced", projects=60)
     consumption = consumption_module()
     monkeypatch.setattr(consumption, "PAGE_MAX", 4)  # 60 projects: 15 full pages and an empty one
-    sim.state.set_consumption_limits({"rate_per_minute": 30, "burst": 5})  # a tight bucket: unpaced, the 6th is a 429
+    sim.state.consumption.set_consumption_limits({"rate_per_minute": 30, "burst": 5})  # a tight bucket: unpaced, the 6th is a 429
     seq = last_seq(sim)
     read = ok(run(sim, "consumption_info", api_key=key, org_id=usage_team["id"], **{"from": iso(sim_now(sim) - 86400)}))
     entries = consumption_requests(sim, seq)

@@ -33,33 +33,33 @@ class CatalogRoutes:
     """The handlers, mixed into SimulatorApp: each answers (status, payload) for the authenticated key."""
 
     def _api_connection_uri(self, request, key, project_id):
-        return 200, self.state.api_connection_uri(key, project_id, request.args)
+        return 200, self.state.catalog.api_connection_uri(key, project_id, request.args)
 
     def _api_list_named(self, request, key, project_id, branch_id, kind):
         del request
-        return 200, self.state.api_list_named(key, project_id, branch_id, kind)
+        return 200, self.state.catalog.api_list_named(key, project_id, branch_id, kind)
 
     def _api_get_named(self, request, key, project_id, branch_id, kind, name):
         del request
-        return 200, self.state.api_get_named(key, project_id, branch_id, kind, name)
+        return 200, self.state.catalog.api_get_named(key, project_id, branch_id, kind, name)
 
     def _api_delete_named(self, request, key, project_id, branch_id, kind, name):
         del request
-        return deleted(self.state.api_delete_named(key, project_id, branch_id, kind, name))
+        return deleted(self.state.catalog.api_delete_named(key, project_id, branch_id, kind, name))
 
     def _api_create_role(self, request, key, project_id, branch_id):
-        return 201, self.state.api_create_role(key, project_id, branch_id, json_body(request))
+        return 201, self.state.catalog.api_create_role(key, project_id, branch_id, json_body(request))
 
     def _api_reveal_password(self, request, key, project_id, branch_id, name):
         del request
-        return 200, self.state.api_reveal_password(key, project_id, branch_id, name)
+        return 200, self.state.catalog.api_reveal_password(key, project_id, branch_id, name)
 
     def _api_reset_password(self, request, key, project_id, branch_id, name):
         del request
-        return 200, self.state.api_reset_password(key, project_id, branch_id, name)
+        return 200, self.state.catalog.api_reset_password(key, project_id, branch_id, name)
 
     def _api_create_database(self, request, key, project_id, branch_id):
-        return 201, self.state.api_create_database(key, project_id, branch_id, json_body(request))
+        return 201, self.state.catalog.api_create_database(key, project_id, branch_id, json_body(request))
 
     def _api_update_database(self, request, key, project_id, branch_id, name):
-        return 200, self.state.api_update_database(key, project_id, branch_id, name, json_body(request))
+        return 200, self.state.catalog.api_update_database(key, project_id, branch_id, name, json_body(request))

@@ -31,26 +31,26 @@ class ComputesRoutes:
 
     def _api_list_branch_endpoints(self, request, key, project_id, branch_id):
         del request
-        return 200, self.state.api_list_endpoints(key, project_id, branch_id)
+        return 200, self.state.computes.api_list_endpoints(key, project_id, branch_id)
 
     def _api_list_endpoints(self, request, key, project_id):
         del request
-        return 200, self.state.api_list_endpoints(key, project_id)
+        return 200, self.state.computes.api_list_endpoints(key, project_id)
 
     def _api_create_endpoint(self, request, key, project_id):
-        return 201, self.state.api_create_endpoint(key, project_id, json_body(request))
+        return 201, self.state.computes.api_create_endpoint(key, project_id, json_body(request))
 
     def _api_get_endpoint(self, request, key, project_id, endpoint_id):
         del request
-        return 200, self.state.api_get_endpoint(key, project_id, endpoint_id)
+        return 200, self.state.computes.api_get_endpoint(key, project_id, endpoint_id)
 
     def _api_update_endpoint(self, request, key, project_id, endpoint_id):
-        return 200, self.state.api_update_endpoint(key, project_id, endpoint_id, json_body(request))
+        return 200, self.state.computes.api_update_endpoint(key, project_id, endpoint_id, json_body(request))
 
     def _api_delete_endpoint(self, request, key, project_id, endpoint_id):
         del request
-        return deleted(self.state.api_delete_endpoint(key, project_id, endpoint_id))
+        return deleted(self.state.computes.api_delete_endpoint(key, project_id, endpoint_id))
 
     def _api_endpoint_action(self, request, key, project_id, endpoint_id, action):
         del request
-        return 200, self.state.api_endpoint_action(key, project_id, endpoint_id, action)
+        return 200, self.state.computes.api_endpoint_action(key, project_id, endpoint_id, action)

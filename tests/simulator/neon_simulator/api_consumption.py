@@ -33,18 +33,18 @@ class ConsumptionRoutes:
     granularity's reach, 429 past the rate limit, ...) are errors.py's, answered as every refusal is."""
 
     def _api_consumption_account(self, request, key):
-        self.state.take_consumption_token(key)
-        return 200, self.state.api_consumption_account(key, Query(request.args, ACCOUNT_METRICS))
+        self.state.consumption.take_consumption_token(key)
+        return 200, self.state.consumption.api_consumption_account(key, Query(request.args, ACCOUNT_METRICS))
 
     def _api_consumption_projects(self, request, key):
-        self.state.take_consumption_token(key)
+        self.state.consumption.take_consumption_token(key)
         limit = int_arg(request.args, "limit", PROJECTS_LIMIT)
         query = Query(request.args, PROJECT_METRICS, per_project=True)
-        return 200, self.state.api_consumption_projects(key, query, limit)
+        return 200, self.state.consumption.api_consumption_projects(key, query, limit)
 
     def _control_get_consumption_rate_limit(self, request):
         del request
-        return 200, dict(self.state.consumption_limits)
+        return 200, dict(self.state.consumption.consumption_limits)
 
     def _control_set_consumption_rate_limit(self, request):
-        return 200, self.state.set_consumption_limits(json_body(request))
+        return 200, self.state.consumption.set_consumption_limits(json_body(request))

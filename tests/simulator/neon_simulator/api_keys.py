@@ -40,33 +40,33 @@ class KeysRoutes:
 
     def _api_list_keys(self, request, key):
         del request
-        return 200, self.state.list_keys(key)
+        return 200, self.state.keys.list_keys(key)
 
     def _api_create_key(self, request, key):
         body = json_body(request)
         if "key_name" not in body:
             raise InvalidRequest("key_name: field is required")
-        return 200, self.state.create_key(body["key_name"], key)
+        return 200, self.state.keys.create_key(body["key_name"], key)
 
     def _api_revoke_key(self, request, key, key_id):
         del request
-        return 200, self.state.revoke_key(_key_id(key_id), key)
+        return 200, self.state.keys.revoke_key(_key_id(key_id), key)
 
     def _api_auth(self, request, key):
         del request
-        return 200, self.state.auth_details(key)
+        return 200, self.state.keys.auth_details(key)
 
     def _api_list_org_keys(self, request, key, org_id):
         del request
-        return 200, self.state.list_org_keys(key, org_id_of(org_id))
+        return 200, self.state.keys.list_org_keys(key, org_id_of(org_id))
 
     def _api_create_org_key(self, request, key, org_id):
         org_id = org_id_of(org_id)
         body = json_body(request)
         if "key_name" not in body:
             raise InvalidRequest("key_name: field is required")
-        return 200, self.state.create_org_key(key, org_id, body["key_name"], body.get("project_id"))
+        return 200, self.state.keys.create_org_key(key, org_id, body["key_name"], body.get("project_id"))
 
     def _api_revoke_org_key(self, request, key, org_id, key_id):
         del request
-        return 200, self.state.revoke_org_key(key, org_id_of(org_id), _key_id(key_id))
+        return 200, self.state.keys.revoke_org_key(key, org_id_of(org_id), _key_id(key_id))

@@ -48,38 +48,38 @@ class NetworkingRoutes:
 
     def _api_list_org_vpc_endpoints_all_regions(self, request, key, org_id):
         del request
-        return 200, self.state.api_list_org_vpc_endpoints(key, _org(org_id))
+        return 200, self.state.networking.api_list_org_vpc_endpoints(key, _org(org_id))
 
     def _api_list_org_vpc_endpoints(self, request, key, org_id, region_id):
         del request
-        return 200, self.state.api_list_org_vpc_endpoints(key, _org(org_id), region_id)
+        return 200, self.state.networking.api_list_org_vpc_endpoints(key, _org(org_id), region_id)
 
     def _api_get_org_vpc_endpoint(self, request, key, org_id, region_id, vpc_endpoint_id):
         del request
-        return 200, self.state.api_get_org_vpc_endpoint(key, _org(org_id), region_id, vpc_endpoint_id)
+        return 200, self.state.networking.api_get_org_vpc_endpoint(key, _org(org_id), region_id, vpc_endpoint_id)
 
     def _api_assign_org_vpc_endpoint(self, request, key, org_id, region_id, vpc_endpoint_id):
-        self.state.api_assign_org_vpc_endpoint(key, _org(org_id), region_id, vpc_endpoint_id, json_body(request))
+        self.state.networking.api_assign_org_vpc_endpoint(key, _org(org_id), region_id, vpc_endpoint_id, json_body(request))
         return 200, None
 
     def _api_delete_org_vpc_endpoint(self, request, key, org_id, region_id, vpc_endpoint_id):
         del request
-        self.state.api_delete_org_vpc_endpoint(key, _org(org_id), region_id, vpc_endpoint_id)
+        self.state.networking.api_delete_org_vpc_endpoint(key, _org(org_id), region_id, vpc_endpoint_id)
         return 200, None
 
     def _api_list_project_vpc_endpoints(self, request, key, project_id):
         del request
-        return 200, self.state.api_list_project_vpc_endpoints(key, project_id)
+        return 200, self.state.networking.api_list_project_vpc_endpoints(key, project_id)
 
     def _api_restrict_project_vpc_endpoint(self, request, key, project_id, vpc_endpoint_id):
-        self.state.api_restrict_project_vpc_endpoint(key, project_id, vpc_endpoint_id, json_body(request))
+        self.state.networking.api_restrict_project_vpc_endpoint(key, project_id, vpc_endpoint_id, json_body(request))
         return 200, None
 
     def _api_unrestrict_project_vpc_endpoint(self, request, key, project_id, vpc_endpoint_id):
         del request
-        self.state.api_unrestrict_project_vpc_endpoint(key, project_id, vpc_endpoint_id)
+        self.state.networking.api_unrestrict_project_vpc_endpoint(key, project_id, vpc_endpoint_id)
         return 200, None
 
     def _control_vpc_endpoints(self, request):
         del request
-        return 200, self.state.vpc_summary()
+        return 200, self.state.networking.vpc_summary()

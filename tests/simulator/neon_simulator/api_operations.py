@@ -36,10 +36,10 @@ class OperationsRoutes:
                 cursor_us = parse_timestamp(cursor_text)
             except ValueError:
                 raise InvalidRequest("cursor: invalid value %r, expected a timestamp like %s"
-                                     % (cursor_text, iso_micro(self.state.now_us()))) from None
-        operations, cursor = self.state.list_operations(project_id, limit, cursor_us, cursor_text, key)
+                                     % (cursor_text, iso_micro(self.state.shared.now_us()))) from None
+        operations, cursor = self.state.operations.list_operations(project_id, limit, cursor_us, cursor_text, key)
         return 200, paginated({"operations": operations}, cursor)
 
     def _api_get_operation(self, request, key, project_id, operation_id):
         del request
-        return 200, {"operation": self.state.get_operation(project_id, operation_id, key)}
+        return 200, {"operation": self.state.operations.get_operation(project_id, operation_id, key)}

@@ -34,8 +34,8 @@ class OrganizationsRoutes:
 
     def _api_user_organizations(self, request, key):
         del request
-        return 200, {"organizations": self.state.user_organizations(key)}
+        return 200, {"organizations": self.state.organizations.user_organizations(key)}
 
     def _api_get_organization(self, request, key, org_id):
         del request
-        return 200, self.state.get_organization(key, org_id_of(org_id))
+        return 200, self.state.organizations.get_organization(key, org_id_of(org_id))

@@ -109,12 +109,12 @@ class PlatformRoutes:
 
     def _api_current_user(self, request, key):
         del request
-        return 200, current_user(self.state, key)
+        return 200, current_user(self.state.shared, key)
 
     def _api_preload_libraries(self, request, key, project_id):
         del request
         with self.state.lock:
-            access.check_project(self.state, key, project_id)
+            access.check_project(self.state.shared, key, project_id)
         return 200, {"libraries": [{"library_name": name, "description": description, "is_default": default,
                                     "is_experimental": experimental, "version": version}
                                    for name, description, default, experimental, version in PRELOAD_LIBRARIES]}

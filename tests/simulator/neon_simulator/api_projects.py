@@ -38,7 +38,7 @@ class ProjectsRoutes:
         org_id = args.get("org_id") or None
         if org_id is not None:
             org_id_of(org_id)
-        projects, cursor, unavailable = self.state.list_projects(limit, cursor, search, org_id, key)
+        projects, cursor, unavailable = self.state.projects.list_projects(limit, cursor, search, org_id, key)
         return 200, paginated({
             "projects": projects,
             "applications": {},
@@ -48,5 +48,5 @@ class ProjectsRoutes:
 
     def _api_list_shared_projects(self, request, key):
         limit, cursor, search = _projects_page(request.args)
-        projects, cursor, unavailable = self.state.list_shared_projects(key, limit, cursor, search)
+        projects, cursor, unavailable = self.state.projects.list_shared_projects(key, limit, cursor, search)
         return 200, paginated({"projects": projects, "unavailable_project_ids": unavailable}, cursor)

@@ -47,37 +47,37 @@ class ProvisioningRoutes:
     """The handlers, mixed into SimulatorApp: each answers (status, payload) for the authenticated key."""
 
     def _api_create_project(self, request, key):
-        return 201, self.state.api_create_project(key, json_body(request))
+        return 201, self.state.provisioning.api_create_project(key, json_body(request))
 
     def _api_get_project(self, request, key, project_id):
         del request
-        return 200, self.state.api_get_project(key, project_id)
+        return 200, self.state.provisioning.api_get_project(key, project_id)
 
     def _api_update_project(self, request, key, project_id):
-        return 200, self.state.api_update_project(key, project_id, json_body(request))
+        return 200, self.state.provisioning.api_update_project(key, project_id, json_body(request))
 
     def _api_delete_project(self, request, key, project_id):
         del request
-        return 200, self.state.api_delete_project(key, project_id)
+        return 200, self.state.provisioning.api_delete_project(key, project_id)
 
     def _api_list_branches(self, request, key, project_id):
         args = dict(request.args.items())
         args["limit"] = int_arg(request.args, "limit", BRANCHES_LIMIT)
-        return 200, self.state.api_list_branches(key, project_id, args)
+        return 200, self.state.provisioning.api_list_branches(key, project_id, args)
 
     def _api_count_branches(self, request, key, project_id):
-        return 200, self.state.api_count_branches(key, project_id, request.args.get("search"))
+        return 200, self.state.provisioning.api_count_branches(key, project_id, request.args.get("search"))
 
     def _api_create_branch(self, request, key, project_id):
-        return 201, self.state.api_create_branch(key, project_id, json_body(request, required=False))
+        return 201, self.state.provisioning.api_create_branch(key, project_id, json_body(request, required=False))
 
     def _api_get_branch(self, request, key, project_id, branch_id):
         del request
-        return 200, self.state.api_get_branch(key, project_id, branch_id)
+        return 200, self.state.provisioning.api_get_branch(key, project_id, branch_id)
 
     def _api_update_branch(self, request, key, project_id, branch_id):
-        return 200, self.state.api_update_branch(key, project_id, branch_id, json_body(request))
+        return 200, self.state.provisioning.api_update_branch(key, project_id, branch_id, json_body(request))
 
     def _api_delete_branch(self, request, key, project_id, branch_id):
         del request
-        return deleted(self.state.api_delete_branch(key, project_id, branch_id))
+        return deleted(self.state.provisioning.api_delete_branch(key, project_id, branch_id))

@@ -38,21 +38,21 @@ class RecoveryRoutes:
     """The handlers, mixed into SimulatorApp: each answers (status, payload)."""
 
     def _api_restore_branch(self, request, key, project_id, branch_id):
-        return 200, self.state.api_restore_branch(key, project_id, branch_id, json_body(request))
+        return 200, self.state.recovery.api_restore_branch(key, project_id, branch_id, json_body(request))
 
     def _api_set_default_branch(self, request, key, project_id, branch_id):
         del request
-        return 200, self.state.api_set_default_branch(key, project_id, branch_id)
+        return 200, self.state.recovery.api_set_default_branch(key, project_id, branch_id)
 
     def _api_branch_schema(self, request, key, project_id, branch_id):
-        return 200, self.state.api_branch_schema(key, project_id, branch_id, request.args)
+        return 200, self.state.recovery.api_branch_schema(key, project_id, branch_id, request.args)
 
     def _api_compare_schema(self, request, key, project_id, branch_id):
-        return 200, self.state.api_compare_schema(key, project_id, branch_id, request.args)
+        return 200, self.state.recovery.api_compare_schema(key, project_id, branch_id, request.args)
 
     def _control_read_branch_data(self, request, project_id, branch_id):
-        return 200, self.state.read_branch_data(project_id, branch_id, request.args.get("timestamp"),
-                                                request.args.get("lsn"))
+        return 200, self.state.recovery.read_branch_data(project_id, branch_id, request.args.get("timestamp"),
+                                                         request.args.get("lsn"))
 
     def _control_write_branch_data(self, request, project_id, branch_id):
-        return 200, self.state.write_branch_data(project_id, branch_id, json_body(request))
+        return 200, self.state.recovery.write_branch_data(project_id, branch_id, json_body(request))

@@ -54,50 +54,50 @@ class SharingRoutes:
     # ------------------------------------------------------------------ permissions
     def _api_list_permissions(self, request, key, project_id):
         del request
-        return 200, self.state.api_list_permissions(key, project_id)
+        return 200, self.state.sharing.api_list_permissions(key, project_id)
 
     def _api_grant_permission(self, request, key, project_id):
-        return 200, self.state.api_grant_permission(key, project_id, json_body(request))
+        return 200, self.state.sharing.api_grant_permission(key, project_id, json_body(request))
 
     def _api_revoke_permission(self, request, key, project_id, permission_id):
         del request
-        return 200, self.state.api_revoke_permission(key, project_id, permission_id)
+        return 200, self.state.sharing.api_revoke_permission(key, project_id, permission_id)
 
     # ------------------------------------------------------------------ members and invitations
     def _api_list_members(self, request, key, org_id):
         del request
-        return 200, self.state.api_list_members(key, _org_id(org_id))
+        return 200, self.state.sharing.api_list_members(key, _org_id(org_id))
 
     def _api_get_member(self, request, key, org_id, member_id):
         del request
-        return 200, self.state.api_get_member(key, _org_id(org_id), member_id)
+        return 200, self.state.sharing.api_get_member(key, _org_id(org_id), member_id)
 
     def _api_update_member(self, request, key, org_id, member_id):
-        return 200, self.state.api_update_member(key, _org_id(org_id), member_id, json_body(request))
+        return 200, self.state.sharing.api_update_member(key, _org_id(org_id), member_id, json_body(request))
 
     def _api_remove_member(self, request, key, org_id, member_id):
         del request
-        return 200, self.state.api_remove_member(key, _org_id(org_id), member_id)
+        return 200, self.state.sharing.api_remove_member(key, _org_id(org_id), member_id)
 
     def _api_list_invitations(self, request, key, org_id):
         del request
-        return 200, self.state.api_list_invitations(key, _org_id(org_id))
+        return 200, self.state.sharing.api_list_invitations(key, _org_id(org_id))
 
     def _api_create_invitations(self, request, key, org_id):
-        return 200, self.state.api_create_invitations(key, _org_id(org_id), json_body(request))
+        return 200, self.state.sharing.api_create_invitations(key, _org_id(org_id), json_body(request))
 
     # ------------------------------------------------------------------ control API
     def _control_sharing_settings(self, request):
         del request
-        return 200, self.state.sharing_settings()
+        return 200, self.state.sharing.sharing_settings()
 
     def _control_set_sharing_settings(self, request):
-        return 200, self.state.set_sharing_settings(json_body(request))
+        return 200, self.state.sharing.set_sharing_settings(json_body(request))
 
     def _control_all_grants(self, request, project_id):
         del request
-        return 200, {"project_permissions": self.state.all_grants(project_id)}
+        return 200, {"project_permissions": self.state.sharing.all_grants(project_id)}
 
     def _control_accept_invitation(self, request, org_id, invitation_id):
         del request
-        return 200, self.state.accept_invitation(org_id, invitation_id)
+        return 200, self.state.sharing.accept_invitation(org_id, invitation_id)

@@ -44,32 +44,32 @@ class SnapshotsRoutes:
 
     def _api_create_snapshot(self, request, key, project_id, branch_id):
         args = {name: request.args.get(name) for name in CREATE_PARAMETERS}
-        return 200, self.state.api_create_snapshot(key, project_id, branch_id, args)
+        return 200, self.state.snapshots.api_create_snapshot(key, project_id, branch_id, args)
 
     def _api_list_snapshots(self, request, key, project_id):
         del request
-        return 200, self.state.api_list_snapshots(key, project_id)
+        return 200, self.state.snapshots.api_list_snapshots(key, project_id)
 
     def _api_update_snapshot(self, request, key, project_id, snapshot_id):
-        return 200, self.state.api_update_snapshot(key, project_id, snapshot_id, json_body(request))
+        return 200, self.state.snapshots.api_update_snapshot(key, project_id, snapshot_id, json_body(request))
 
     def _api_delete_snapshot(self, request, key, project_id, snapshot_id):
         del request
-        return 202, self.state.api_delete_snapshot(key, project_id, snapshot_id)
+        return 202, self.state.snapshots.api_delete_snapshot(key, project_id, snapshot_id)
 
     def _api_restore_snapshot(self, request, key, project_id, snapshot_id):
-        return 200, self.state.api_restore_snapshot(key, project_id, snapshot_id, json_body(request, required=False),
-                                                    request.args.get("name") or None)
+        return 200, self.state.snapshots.api_restore_snapshot(key, project_id, snapshot_id, json_body(request, required=False),
+                                                              request.args.get("name") or None)
 
     def _api_finalize_restore(self, request, key, project_id, branch_id):
-        return 200, self.state.api_finalize_restore(key, project_id, branch_id, json_body(request, required=False))
+        return 200, self.state.snapshots.api_finalize_restore(key, project_id, branch_id, json_body(request, required=False))
 
     def _api_get_backup_schedule(self, request, key, project_id, branch_id):
         del request
-        return 200, self.state.api_get_backup_schedule(key, project_id, branch_id)
+        return 200, self.state.snapshots.api_get_backup_schedule(key, project_id, branch_id)
 
     def _api_set_backup_schedule(self, request, key, project_id, branch_id):
-        return 200, self.state.api_set_backup_schedule(key, project_id, branch_id, json_body(request))
+        return 200, self.state.snapshots.api_set_backup_schedule(key, project_id, branch_id, json_body(request))
 
     def _control_take_scheduled_snapshot(self, request, project_id, branch_id):
-        return 200, self.state.take_scheduled_snapshot(project_id, branch_id, json_body(request, required=False))
+        return 200, self.state.snapshots.take_scheduled_snapshot(project_id, branch_id, json_body(request, required=False))

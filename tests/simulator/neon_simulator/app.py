@@ -214,7 +214,7 @@ class SimulatorApp(ControlRoutes, KeysRoutes, OrganizationsRoutes, ProjectsRoute
         scheme, _sep, secret = header.strip().partition(" ")
         if scheme.lower() != "bearer" or not secret.strip():
             return None, MESSAGE_BAD_SCHEME
-        key = self.state.authenticate(secret.strip(), client_address(request))
+        key = self.state.keys.authenticate(secret.strip(), client_address(request))
         return (key, None) if key is not None else (None, MESSAGE_BAD_KEY)
 
     def _limited(self, endpoint, args, request_id):

@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The consumption history (account and per project), paged and rate limited: State's half (governance-recovery-
+"""The consumption history (account and per project), paged and rate limited: State's area (governance-recovery-
 api-notes.md section 9, "the notes").
 
-Mixed into State (state.py): every ``api_*`` method takes the authenticating key, holds the state's
-lock and answers JSON-like data; ``_reset_consumption`` puts the seeded state back (a fresh rate limit).
+The area's object (state.consumption, given the shared data and helpers of shared.py): every ``api_*`` method takes the
+authenticating key, holds the state's lock and answers JSON-like data; ``reset`` puts the seeded state back (a fresh rate limit).
 
 What the notes give [SPEC, DOCS]: ``GET /consumption_history/account`` (``ConsumptionHistoryPerAccountResponse``)
 and ``GET /consumption_history/projects`` (``ConsumptionHistoryPerProjectResponse`` with ``pagination``, cursor =
@@ -246,10 +246,13 @@ class Query:
         self.cursor = args.get("cursor") or None
 
 
-class ConsumptionMixin:
-    """The consumption half of State (see the module's text)."""
+class Consumption:
+    """The consumption area of State (see the module's text)."""
 
-    def _reset_consumption(self):
+    def __init__(self, shared):
+        self.shared = shared  # the data and helpers every area uses (shared.py)
+
+    def reset(self):
         """Back to the seeded state (called by State.reset, with the lock held): a fresh rate limit."""
         self.consumption_limits = {"rate_per_minute": RATE_PER_MINUTE, "burst": RATE_BURST}
         self.consumption_limiter = self._consumption_limiter(RATE_PER_MINUTE, RATE_BURST)
@@ -257,7 +260,7 @@ class ConsumptionMixin:
     def _consumption_limiter(self, per_minute, burst):
         if per_minute is None:
             return None
-        return RateLimiter(per_minute / 60.0, burst, monotonic=self.clock.time)
+        return RateLimiter(per_minute / 60.0, burst, monotonic=self.shared.clock.time)
 
     def set_consumption_limits(self, spec):
         """POST /_simulator/consumption_rate_limit ``{"rate_per_minute": N | null, "burst": M}`` (null: off);
@@ -272,7 +275,7 @@ class ConsumptionMixin:
                 raise InvalidRequest("%s: must be a positive number%s" % (name, allowed))
         if burst is None or burst < 1:
             raise InvalidRequest("burst: must be at least 1")
-        with self.lock:
+        with self.shared.lock:
             self.consumption_limits = {"rate_per_minute": per_minute, "burst": burst}
             self.consumption_limiter = self._consumption_limiter(per_minute, burst)
             return dict(self.consumption_limits)
@@ -296,30 +299,30 @@ class ConsumptionMixin:
             org_id = key.org_id
         if org_id is None:
             raise Forbidden(MESSAGE_PLAN % "free")
-        org = self.organizations.get(org_id)
+        org = self.shared.organizations.get(org_id)
         member = org is not None and (key.org_id == org_id if key.kind == ORGANIZATION_KEY
                                       else org.role_of(key.owner_id) is not None)
         if not member:
             raise NotFound(MESSAGE_NOT_MEMBER % org_id)
         if org.plan not in CONSUMPTION_PLANS:
             raise Forbidden(MESSAGE_PLAN % org.plan)
-        return org.id, org.plan, [project for project in self.project_order if project.org_id == org.id]
+        return org.id, org.plan, [project for project in self.shared.project_order if project.org_id == org.id]
 
     def _read_consumption(self, key, query):
         """The account, its plan, projects and the timeframes of ``query``, after every check."""
         account_id, plan, projects = self._consumption_account(key, query.org_id)
-        now_us = self.now_us()
+        now_us = self.shared.now_us()
         check_range(query.from_us, query.to_us, query.granularity, now_us)
         frames = timeframes(query.from_us, query.to_us, query.granularity, now_us)
         return account_id, plan, projects, frames, now_us
 
     def _project_values(self, project, query, now_us):
-        return lambda start, end: usage(self.seed, project.id, project.created_us, query.granularity, start, end,
+        return lambda start, end: usage(self.shared.seed, project.id, project.created_us, query.granularity, start, end,
                                         now_us)
 
     def api_consumption_account(self, key, query):
         """GET /consumption_history/account: the account's periods, each timeframe summed over its projects."""
-        with self.lock:
+        with self.shared.lock:
             account_id, plan, projects, frames, now_us = self._read_consumption(key, query)
 
             def summed(start, end):
@@ -329,12 +332,12 @@ class ConsumptionMixin:
                         total[metric] += value
                 return total
 
-            return {"periods": periods(frames, summed, query.metrics, plan, self.seed, account_id, now_us)}
+            return {"periods": periods(frames, summed, query.metrics, plan, self.shared.seed, account_id, now_us)}
 
     def api_consumption_projects(self, key, query, limit):
         """GET /consumption_history/projects: a page of the account's projects (those of ``project_ids``), each
         with its periods; the cursor is the page's last project id."""
-        with self.lock:
+        with self.shared.lock:
             account_id, plan, projects, frames, now_us = self._read_consumption(key, query)
             if query.project_ids:
                 wanted = set(query.project_ids)
@@ -347,7 +350,7 @@ class ConsumptionMixin:
             page = projects[:limit]
             answer = {"projects": [{"project_id": project.id,
                                     "periods": periods(frames, self._project_values(project, query, now_us),
-                                                       query.metrics, plan, self.seed, account_id, now_us)}
+                                                       query.metrics, plan, self.shared.seed, account_id, now_us)}
                                    for project in page]}
             if page:
                 answer["pagination"] = {"cursor": page[-1].id}

@@ -108,7 +108,7 @@ class ControlRoutes:
         del request
         if self.state.real is None:
             raise NotFound("the computes are not real: start the simulator with --postgres")
-        return 200, self.state.real.describe(self.state)
+        return 200, self.state.real.describe(self.state.shared)
 
     def _control_reset(self, request):
         del request
@@ -119,13 +119,13 @@ class ControlRoutes:
         kind = request.args.get("kind")
         if kind is not None and kind not in KEY_KINDS:
             raise InvalidRequest("kind: must be one of %s" % ", ".join(KEY_KINDS))
-        return 200, {"keys": self.state.all_keys(kind)}
+        return 200, {"keys": self.state.keys.all_keys(kind)}
 
     def _control_create_key(self, request):
-        return 201, self.state.control_create_key(json_body(request, required=False))
+        return 201, self.state.scene.control_create_key(json_body(request, required=False))
 
     def _control_age_key(self, request, key_id):
-        return 200, self.state.age_key(key_id, json_body(request))
+        return 200, self.state.keys.age_key(key_id, json_body(request))
 
     def _control_list_barriers(self, request):
         del request
@@ -140,63 +140,63 @@ class ControlRoutes:
 
     def _control_list_users(self, request):
         del request
-        return 200, {"users": self.state.list_users()}
+        return 200, {"users": self.state.scene.list_users()}
 
     def _control_create_user(self, request):
-        return 201, self.state.create_user(json_body(request, required=False))
+        return 201, self.state.scene.create_user(json_body(request, required=False))
 
     def _control_update_user(self, request, user_id):
-        return 200, self.state.update_user(user_id, json_body(request))
+        return 200, self.state.scene.update_user(user_id, json_body(request))
 
     def _control_list_organizations(self, request):
         del request
-        return 200, {"organizations": self.state.list_organizations()}
+        return 200, {"organizations": self.state.scene.list_organizations()}
 
     def _control_create_organization(self, request):
-        return 201, self.state.create_organization(json_body(request, required=False))
+        return 201, self.state.scene.create_organization(json_body(request, required=False))
 
     def _control_add_member(self, request, org_id):
-        return 200, self.state.add_member(org_id, json_body(request))
+        return 200, self.state.scene.add_member(org_id, json_body(request))
 
     def _control_remove_member(self, request, org_id, user_id):
         del request
-        return 200, self.state.remove_member(org_id, user_id)
+        return 200, self.state.scene.remove_member(org_id, user_id)
 
     def _control_create_project(self, request):
-        return 201, self.state.create_project(json_body(request, required=False))
+        return 201, self.state.projects.create_project(json_body(request, required=False))
 
     def _control_create_projects(self, request):
-        return 201, self.state.create_projects(json_body(request))
+        return 201, self.state.projects.create_projects(json_body(request))
 
     def _control_share_project(self, request, project_id):
-        return 200, self.state.share_project(project_id, json_body(request, required=False))
+        return 200, self.state.scene.share_project(project_id, json_body(request, required=False))
 
     def _control_transfer_project(self, request, project_id):
-        return 200, self.state.transfer_project(project_id, json_body(request))
+        return 200, self.state.scene.transfer_project(project_id, json_body(request))
 
     def _control_start_operations(self, request, project_id):
         body = json_body(request, required=False)
         specs = body["operations"] if "operations" in body else [body]
-        return 201, {"operations": self.state.start_operations(project_id, specs)}
+        return 201, {"operations": self.state.operations.start_operations(project_id, specs)}
 
     def _control_release_operations(self, request, project_id):
         body = json_body(request, required=False)
-        return 200, {"operations": self.state.release_operations(project_id, None, body)}
+        return 200, {"operations": self.state.operations.release_operations(project_id, None, body)}
 
     def _control_release_operation(self, request, project_id, operation_id):
         body = json_body(request, required=False)
-        return 200, {"operation": self.state.release_operations(project_id, operation_id, body)[0]}
+        return 200, {"operation": self.state.operations.release_operations(project_id, operation_id, body)[0]}
 
     def _control_list_unavailable(self, request):
         del request
-        return 200, {"unavailable": self.state.list_unavailable()}
+        return 200, {"unavailable": self.state.scene.list_unavailable()}
 
     def _control_set_unavailable(self, request):
-        return 200, {"unavailable": self.state.set_unavailable(json_body(request))}
+        return 200, {"unavailable": self.state.scene.set_unavailable(json_body(request))}
 
     def _control_clear_unavailable(self, request):
         del request
-        return 200, {"removed": self.state.clear_unavailable()}
+        return 200, {"removed": self.state.scene.clear_unavailable()}
 
     def _control_get_rate_limits(self, request):
         del request
@@ -207,38 +207,38 @@ class ControlRoutes:
 
     def _control_add_history(self, request, project_id):
         body = json_body(request)
-        return 201, self.state.add_history(project_id, body.get("count"), body.get("days", 30.0), body.get("seed"))
+        return 201, self.state.operations.add_history(project_id, body.get("count"), body.get("days", 30.0), body.get("seed"))
 
     def _control_set_store_passwords(self, request, project_id):
         body = json_body(request)
-        return 200, {"project": self.state.set_store_passwords(project_id, body.get("store_passwords"))}
+        return 200, {"project": self.state.provisioning.set_store_passwords(project_id, body.get("store_passwords"))}
 
     def _control_check_password(self, request, project_id):
         body = json_body(request)
         for name in ("branch_id", "role_name", "password"):
             if not isinstance(body.get(name), str):
                 raise InvalidRequest("%s: required string" % name)
-        return 200, {"valid": self.state.password_valid(project_id, body["branch_id"], body["role_name"],
-                                                        body["password"])}
+        return 200, {"valid": self.state.catalog.password_valid(project_id, body["branch_id"], body["role_name"],
+                                                                body["password"])}
 
     def _control_list_next_operations(self, request):
         del request
-        return 200, {"next_operations": self.state.next_operations.list()}
+        return 200, {"next_operations": self.state.shared.next_operations.list()}
 
     def _control_add_next_operations(self, request):
-        return 201, self.state.next_operations.add(json_body(request, required=False),
-                                                   self.state.check_operation_fields)
+        return 201, self.state.shared.next_operations.add(json_body(request, required=False),
+                                                          self.state.provisioning.check_operation_fields)
 
     def _control_clear_next_operations(self, request):
         del request
-        return 200, {"removed": self.state.next_operations.clear()}
+        return 200, {"removed": self.state.shared.next_operations.clear()}
 
     def _control_get_limits(self, request):
         del request
-        return 200, dict(self.state.limits.values)
+        return 200, dict(self.state.shared.limits.values)
 
     def _control_set_limits(self, request):
-        return 200, self.state.limits.update(json_body(request))
+        return 200, self.state.shared.limits.update(json_body(request))
 
     def _control_list_faults(self, request):
         del request

@@ -8,54 +8,34 @@ from __future__ import annotations
 
 from . import access, ids
 from .errors import InvalidRequest, NotFound
-from .records import ORGANIZATION_KEY, PERSONAL_KEY, PROJECT_KEY, ApiKey
+from .records import ORGANIZATION_KEY, PERSONAL_KEY, PROJECT_KEY
 
-KEY_NAME_MAX = 64
 ID_RE = ids.ID_RE
 
 
-class KeysMixin:
-    """The keys' part of State (mixed in)."""
+class Keys:
+    """The keys area of State (see the module's text)."""
+
+    def __init__(self, shared):
+        self.shared = shared  # the data and helpers every area uses (shared.py)
 
     def authenticate(self, secret, address):
         """The active, usable key with this secret (its last use recorded), or None."""
-        with self.lock:
-            key = self.keys_by_secret.get(secret)
-            if key is None or key.revoked or not access.key_is_usable(self, key):
+        with self.shared.lock:
+            key = self.shared.keys_by_secret.get(secret)
+            if key is None or key.revoked or not access.key_is_usable(self.shared, key):
                 return None
-            key.last_used_us = self.now_us()
+            key.last_used_us = self.shared.now_us()
             key.last_used_from_addr = address
             return key
 
-    def _bootstrap_key(self):
-        return next(key for key in self.keys.values() if key.bootstrap)
-
-    def _add_key(self, name, created_by, kind=PERSONAL_KEY, org_id=None, project_id=None):
-        """A new active key (lock held); answers the ApiKey."""
-        secret = ids.api_key_secret()
-        while secret in self.keys_by_secret:
-            secret = ids.api_key_secret()
-        key = ApiKey(self.next_key_id, name, secret, self.now_us(), created_by, kind=kind, org_id=org_id,
-                     project_id=project_id)
-        self.next_key_id += 1
-        self.keys[key.id] = key
-        self.keys_by_secret[secret] = key
-        return key
-
-    @staticmethod
-    def _check_key_name(name):
-        if not isinstance(name, str) or not name.strip():
-            raise InvalidRequest("key_name: must be a non-empty string")
-        if len(name) > KEY_NAME_MAX:
-            raise InvalidRequest("key_name: must be at most %d characters long" % KEY_NAME_MAX)
-
     def create_key(self, name, key=None):
         """POST /api_keys: a personal key of the authenticating key's user (default: the bootstrap user)."""
-        self._check_key_name(name)
-        with self.lock:
-            key = key or self._bootstrap_key()
+        self.shared.check_key_name(name)
+        with self.shared.lock:
+            key = key or self.shared.bootstrap_key()
             access.require_personal_key(key)
-            return self._add_key(name, dict(key.created_by)).create_response()
+            return self.shared.add_key(name, dict(key.created_by)).create_response()
 
     @staticmethod
     def _newest_first(keys):
@@ -63,31 +43,31 @@ class KeysMixin:
 
     def list_keys(self, key=None):
         """GET /api_keys: the user's active personal keys, newest first."""
-        with self.lock:
-            key = key or self._bootstrap_key()
+        with self.shared.lock:
+            key = key or self.shared.bootstrap_key()
             access.require_personal_key(key)
-            mine = [k for k in self.keys.values()
+            mine = [k for k in self.shared.keys.values()
                     if k.kind == PERSONAL_KEY and not k.revoked and k.owner_id == key.owner_id]
             return [k.list_item() for k in self._newest_first(mine)]
 
     def revoke_key(self, key_id, key=None):
         """DELETE /api_keys/{id}: one of the user's personal keys."""
-        with self.lock:
-            key = key or self._bootstrap_key()
+        with self.shared.lock:
+            key = key or self.shared.bootstrap_key()
             access.require_personal_key(key)
-            target = self.keys.get(key_id)
+            target = self.shared.keys.get(key_id)
             if target is None or target.revoked or target.kind != PERSONAL_KEY or target.owner_id != key.owner_id:
                 raise NotFound("API key not found")
             return self._revoke(target)
 
     def _revoke(self, target):
         target.revoked = True
-        target.revoked_us = self.now_us()
+        target.revoked_us = self.shared.now_us()
         return target.revoke_response()
 
     def all_keys(self, kind=None):
-        with self.lock:
-            return [key.control_item() for key in sorted(self.keys.values(), key=lambda key: key.id)
+        with self.shared.lock:
+            return [key.control_item() for key in sorted(self.shared.keys.values(), key=lambda key: key.id)
                     if kind is None or key.kind == kind]
 
     def age_key(self, key_id, spec):
@@ -103,11 +83,11 @@ class KeysMixin:
                 raise InvalidRequest("%s: must be a number of days from 0 to 36500" % field)
             return int(round(value * 86400e6))
 
-        with self.lock:
-            key = self.keys.get(key_id)
+        with self.shared.lock:
+            key = self.shared.keys.get(key_id)
             if key is None:
                 raise NotFound("no key %s" % key_id)
-            now = self.now_us()
+            now = self.shared.now_us()
             created_us = now - days("created_days_ago") if "created_days_ago" in spec else key.created_us
             last_used_us = key.last_used_us
             if "last_used_days_ago" in spec:
@@ -119,36 +99,36 @@ class KeysMixin:
             return key.control_item()
 
     def _org_keys(self, org_id):
-        return [k for k in self.keys.values() if k.org_id == org_id and not k.revoked]
+        return [k for k in self.shared.keys.values() if k.org_id == org_id and not k.revoked]
 
     def list_org_keys(self, key, org_id):
         """GET /organizations/{org_id}/api_keys: the organization's active keys, newest first."""
-        with self.lock:
-            access.organization_role(self, key, org_id)
+        with self.shared.lock:
+            access.organization_role(self.shared, key, org_id)
             return [k.list_item() for k in self._newest_first(self._org_keys(org_id))]
 
     def create_org_key(self, key, org_id, name, project_id=None):
         """POST /organizations/{org_id}/api_keys: an organization key, or one scoped to ``project_id``."""
-        self._check_key_name(name)
+        self.shared.check_key_name(name)
         if project_id is not None and (not isinstance(project_id, str) or not ID_RE.match(project_id)):
             raise InvalidRequest("project_id: must match ^[a-z0-9-]{1,60}$")
-        with self.lock:
-            access.check_org_key_create(self, key, org_id, project_id)
+        with self.shared.lock:
+            access.check_org_key_create(self.shared, key, org_id, project_id)
             if project_id is not None:
-                project = self.projects.get(project_id)
+                project = self.shared.projects.get(project_id)
                 if project is None or project.org_id != org_id:
                     raise InvalidRequest("project_id: no project %s in organization %s" % (project_id, org_id))
             kind = ORGANIZATION_KEY if project_id is None else PROJECT_KEY
-            created = self._add_key(name, dict(key.created_by), kind, org_id, project_id)
+            created = self.shared.add_key(name, dict(key.created_by), kind, org_id, project_id)
             return created.create_response()
 
     def revoke_org_key(self, key, org_id, key_id):
-        with self.lock:
-            access.organization_role(self, key, org_id)
-            target = self.keys.get(key_id)
+        with self.shared.lock:
+            access.organization_role(self.shared, key, org_id)
+            target = self.shared.keys.get(key_id)
             if target is None or target.revoked or target.org_id != org_id:
                 raise NotFound("API key not found")
-            access.check_org_key_revoke(self, key, org_id, target)
+            access.check_org_key_revoke(self.shared, key, org_id, target)
             return self._revoke(target)
 
     def auth_details(self, key):

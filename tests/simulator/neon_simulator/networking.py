@@ -2,10 +2,10 @@
 # Copyright: (c) 2026, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The private networking: an organization's VPC endpoints per region and a project's VPC endpoint restrictions:
-State's half (governance-recovery-api-notes.md section 3, "the notes").
+State's area (governance-recovery-api-notes.md section 3, "the notes").
 
-Mixed into State (state.py): every ``api_*`` method takes the authenticating key, holds the state's
-lock and answers JSON-like data; ``_reset_networking`` puts the seeded state back (nothing assigned).
+The area's object (state.networking, given the shared data and helpers of shared.py): every ``api_*`` method takes the
+authenticating key, holds the state's lock and answers JSON-like data; ``reset`` puts the seeded state back (nothing assigned).
 
 What the notes give [SPEC]: the eight paths and their answers (``VPCEndpointsResponse``,
 ``VPCEndpointsWithRegionResponse``, ``VPCEndpointDetails``); one POST assigns an endpoint or changes
@@ -80,10 +80,13 @@ class Assignment:
         self.assigned_us = assigned_us
 
 
-class NetworkingMixin:
-    """The networking half of State (see the module's text)."""
+class Networking:
+    """The networking area of State (see the module's text)."""
 
-    def _reset_networking(self):
+    def __init__(self, shared):
+        self.shared = shared  # the data and helpers every area uses (shared.py)
+
+    def reset(self):
         """Back to the seeded state (called by State.reset, with the lock held): nothing assigned."""
         self.vpc_assigned = {}     # org id -> {(region id, endpoint id): Assignment}, in assignment order
         self.vpc_removed = set()   # (org id, endpoint id) deleted from the organization: never again
@@ -91,19 +94,19 @@ class NetworkingMixin:
 
     # ------------------------------------------------------------------ organizations
     def _vpc_state(self, assignment):
-        accepted = self.now_us() - assignment.assigned_us >= ACCEPT_AFTER_SECONDS * 1000000
+        accepted = self.shared.now_us() - assignment.assigned_us >= ACCEPT_AFTER_SECONDS * 1000000
         return "accepted" if accepted else "new"
 
     def _restricted_to(self, org_id, vpc_endpoint_id):
         """Ids of the organization's projects restricted to the endpoint, in the project list's order."""
-        return [project.id for project in self.project_order if project.org_id == org_id
+        return [project.id for project in self.shared.project_order if project.org_id == org_id
                 and vpc_endpoint_id in self.vpc_restricted.get(project.id, {})]
 
     def api_list_org_vpc_endpoints(self, key, org_id, region_id=None):
         """GET /organizations/{org_id}/vpc/vpc_endpoints (every region, with ``region_id``) or
         .../vpc/region/{region_id}/vpc_endpoints."""
-        with self.lock:
-            access.organization_role(self, key, org_id)
+        with self.shared.lock:
+            access.organization_role(self.shared, key, org_id)
             if region_id is not None:
                 _region(region_id)
             assigned = self.vpc_assigned.get(org_id, {}).values()
@@ -121,8 +124,8 @@ class NetworkingMixin:
 
     def api_get_org_vpc_endpoint(self, key, org_id, region_id, vpc_endpoint_id):
         """GET .../vpc/region/{region_id}/vpc_endpoints/{vpc_endpoint_id}: VPCEndpointDetails."""
-        with self.lock:
-            access.organization_role(self, key, org_id)
+        with self.shared.lock:
+            access.organization_role(self.shared, key, org_id)
             _region(region_id)
             item = self._assigned(org_id, region_id, vpc_endpoint_id)
             restricted = self._restricted_to(org_id, vpc_endpoint_id)
@@ -130,7 +133,7 @@ class NetworkingMixin:
                     "num_restricted_projects": len(restricted), "example_restricted_projects": restricted[:3]}
 
     def _check_org_change(self, key, org_id, region_id):
-        if access.organization_role(self, key, org_id) != "admin":
+        if access.organization_role(self.shared, key, org_id) != "admin":
             raise Forbidden(MESSAGE_ADMIN_ONLY)
         _region(region_id)
         if region_id.startswith("azure-"):
@@ -139,10 +142,10 @@ class NetworkingMixin:
     def api_assign_org_vpc_endpoint(self, key, org_id, region_id, vpc_endpoint_id, body):
         """POST .../vpc_endpoints/{vpc_endpoint_id} ``{label}``: assigns it, or changes its label."""
         label = _label(body)
-        with self.lock:
+        with self.shared.lock:
             self._check_org_change(key, org_id, region_id)
             _endpoint_id(vpc_endpoint_id)
-            org = self.organizations[org_id]
+            org = self.shared.organizations[org_id]
             if org.plan not in PRIVATE_NETWORKING_PLANS:
                 raise Forbidden(MESSAGE_PLAN % (org.plan, org_id))
             if (org_id, vpc_endpoint_id) in self.vpc_removed:
@@ -150,14 +153,14 @@ class NetworkingMixin:
             assigned = self.vpc_assigned.setdefault(org_id, {})
             item = assigned.get((region_id, vpc_endpoint_id))
             if item is None:
-                assigned[(region_id, vpc_endpoint_id)] = Assignment(vpc_endpoint_id, region_id, label, self.now_us())
+                assigned[(region_id, vpc_endpoint_id)] = Assignment(vpc_endpoint_id, region_id, label, self.shared.now_us())
             else:
                 item.label = label
             return {}
 
     def api_delete_org_vpc_endpoint(self, key, org_id, region_id, vpc_endpoint_id):
         """DELETE .../vpc_endpoints/{vpc_endpoint_id}: one way, it cannot be assigned to the organization again."""
-        with self.lock:
+        with self.shared.lock:
             self._check_org_change(key, org_id, region_id)
             self._assigned(org_id, region_id, vpc_endpoint_id)
             del self.vpc_assigned[org_id][(region_id, vpc_endpoint_id)]
@@ -167,8 +170,8 @@ class NetworkingMixin:
     # ------------------------------------------------------------------ projects
     def api_list_project_vpc_endpoints(self, key, project_id):
         """GET /projects/{project_id}/vpc_endpoints: the project's restrictions."""
-        with self.lock:
-            self._reachable(key, project_id)
+        with self.shared.lock:
+            self.shared.reachable(key, project_id)
             return {"endpoints": [{"vpc_endpoint_id": endpoint_id, "label": label}
                                   for endpoint_id, label in self.vpc_restricted.get(project_id, {}).items()]}
 
@@ -176,8 +179,8 @@ class NetworkingMixin:
         """POST /projects/{project_id}/vpc_endpoints/{vpc_endpoint_id} ``{label}``: sets or relabels a restriction,
         once the endpoint is assigned to the project's organization in the project's region."""
         label = _label(body)
-        with self.lock:
-            project = self._reachable(key, project_id)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
             _endpoint_id(vpc_endpoint_id)
             if project.org_id is None:
                 raise InvalidRequest(MESSAGE_NO_ORG % project_id)
@@ -189,8 +192,8 @@ class NetworkingMixin:
 
     def api_unrestrict_project_vpc_endpoint(self, key, project_id, vpc_endpoint_id):
         """DELETE /projects/{project_id}/vpc_endpoints/{vpc_endpoint_id}."""
-        with self.lock:
-            self._reachable(key, project_id)
+        with self.shared.lock:
+            self.shared.reachable(key, project_id)
             restrictions = self.vpc_restricted.get(project_id, {})
             if vpc_endpoint_id not in restrictions:
                 raise NotFound(MESSAGE_NO_RESTRICTION % (project_id, vpc_endpoint_id))
@@ -200,7 +203,7 @@ class NetworkingMixin:
     # ------------------------------------------------------------------ control API
     def vpc_summary(self):
         """GET /_simulator/vpc_endpoints: every assignment (with its state), deleted endpoint and restriction."""
-        with self.lock:
+        with self.shared.lock:
             return {
                 "organizations": {org_id: [{"vpc_endpoint_id": item.vpc_endpoint_id, "region_id": item.region_id,
                                             "label": item.label, "state": self._vpc_state(item)}

@@ -8,103 +8,54 @@ from __future__ import annotations
 
 import random
 
-from . import access, ids, seed
+from . import ids, seed
 from .clock import iso_micro
 from .errors import Conflict, InvalidRequest, NotFound
-from .records import END_STATUSES, ENDPOINT_ACTIONS, Operation
-from .shared import number, optional_count, optional_string
+from .records import END_STATUSES
+from .shared import number, optional_count
 
 HISTORY_MAX = 100000
 _DAY_US = 86400 * 1000000
 _HOUR_US = 3600 * 1000000
-_NO_ENDPOINT_ACTIONS = ("create_branch", "create_timeline")
-READS_MAX = 1000
 
 
-class OperationsMixin:
-    """The operations' part of State (mixed in)."""
+class Operations:
+    """The operations area of State (see the module's text)."""
 
-    def _project(self, project_id, message="project not found"):
-        project = self.projects.get(project_id)
-        if project is None:
-            raise NotFound(message)
-        return project
-
-    def _reachable(self, key, project_id, message="project not found"):
-        if key is None:  # in-process callers: no access rule
-            return self._project(project_id, message)
-        return access.check_project(self, key, project_id, message)
+    def __init__(self, shared):
+        self.shared = shared  # the data and helpers every area uses (shared.py)
 
     def list_operations(self, project_id, limit, cursor_us=None, cursor_text=None, key=None):
         """(operations, cursor) for one page, newest first, strictly older than the cursor."""
-        with self.lock:
-            project = self._reachable(key, project_id)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
             page = project.page(limit, cursor_us)
-            now_us = self.now_us()
+            now_us = self.shared.now_us()
             for op in page:
                 op.note_read(now_us)
             items = [op.render(now_us) for op in page]
             return items, (iso_micro(page[-1].created_us) if page else cursor_text)
 
     def get_operation(self, project_id, operation_id, key=None):
-        with self.lock:
-            project = self._reachable(key, project_id, "operation not found")
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id, "operation not found")
             op = project.ops_by_id.get(operation_id)
             if op is None:
                 raise NotFound("operation not found")
-            now_us = self.now_us()
+            now_us = self.shared.now_us()
             op.note_read(now_us)
             return op.render(now_us)
 
     def operation_counts(self, project_id):
         """{status: count} of a project's operations right now (tests, docs)."""
-        with self.lock:
-            project = self._project(project_id)
-            now_us = self.now_us()
+        with self.shared.lock:
+            project = self.shared.project(project_id)
+            now_us = self.shared.now_us()
             counts = {}
             for op in project.ops:
                 status = op.status_at(now_us)
                 counts[status] = counts.get(status, 0) + 1
             return counts
-
-    def _build_operation(self, project, spec, created_us):
-        if not isinstance(spec, dict):
-            raise InvalidRequest("each operation spec must be an object")
-        action = spec.get("action", "apply_config")
-        if not isinstance(action, str) or not action:
-            raise InvalidRequest("action: must be a non-empty string")
-        duration = number(spec, "duration", 2.0)
-        scheduling = number(spec, "scheduling", min(0.5, duration / 4))
-        outcome = spec.get("outcome") or "finished"
-        if outcome not in END_STATUSES:
-            raise InvalidRequest("outcome: must be one of %s" % ", ".join(END_STATUSES))
-        failures = spec.get("failures_count")
-        if failures is not None and (isinstance(failures, bool) or not isinstance(failures, int)
-                                     or not 0 <= failures <= 100):
-            raise InvalidRequest("failures_count: must be an integer between 0 and 100")
-        error = spec.get("error")
-        if error is not None and not isinstance(error, str):
-            raise InvalidRequest("error: must be a string or null")
-        hold = spec.get("hold", False)
-        if not isinstance(hold, bool):
-            raise InvalidRequest("hold: must be true or false")
-        reads = optional_count(spec, "reads_in_progress", READS_MAX)
-        primary_branch, primary_endpoint = project.branches[0]
-        branch_id = optional_string(spec, "branch_id")
-        if branch_id is None:
-            if action == "create_branch":
-                branch_id = ids.branch_id(random.SystemRandom())
-                project.branches.append((branch_id, None))
-            else:
-                branch_id = primary_branch
-        if "endpoint_id" in spec:
-            endpoint_id = optional_string(spec, "endpoint_id")
-        elif action in _NO_ENDPOINT_ACTIONS or action not in ENDPOINT_ACTIONS:
-            endpoint_id = None
-        else:
-            endpoint_id = dict(project.branches).get(branch_id) or primary_endpoint
-        return Operation(ids.random_uuid(), project.id, branch_id, endpoint_id, action, created_us,
-                         scheduling, duration, outcome, failures, error, hold=hold, reads_in_progress=reads)
 
     def start_operations(self, project_id, specs):
         """Start operations now (control API); answers them as a work-starting request would."""
@@ -116,17 +67,17 @@ class OperationsMixin:
             if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10000:
                 raise InvalidRequest("count: must be an integer between 1 and 10000")
             expanded.extend([spec] * count)
-        with self.lock:
-            project = self._project(project_id)
-            created_us = self.now_us()
+        with self.shared.lock:
+            project = self.shared.project(project_id)
+            created_us = self.shared.now_us()
             ops = []
             for spec in expanded:
                 created_us = project.unique_time(created_us)
-                ops.append(self._build_operation(project, spec, created_us))
+                ops.append(self.shared.build_operation(project, spec, created_us))
                 created_us += 1
             for op in ops:
                 project.add_operation(op)
-            now_us = self.now_us()
+            now_us = self.shared.now_us()
             return [op.render(now_us) for op in ops]
 
     def add_history(self, project_id, count, days=30.0, seed_value=None):
@@ -142,9 +93,9 @@ class OperationsMixin:
         if seed_value is not None and (isinstance(seed_value, bool) or not isinstance(seed_value, int)):
             raise InvalidRequest("seed: must be an integer")
         rng = random.Random(seed_value) if seed_value is not None else random.Random()
-        with self.lock:
-            project = self._project(project_id)
-            end_us = self.now_us() - _HOUR_US
+        with self.shared.lock:
+            project = self.shared.project(project_id)
+            end_us = self.shared.now_us() - _HOUR_US
             start_us = end_us - int(days * _DAY_US)
             taken = set(project.op_times)
             times = sorted(rng.randint(start_us, end_us) for _index in range(count))
@@ -181,8 +132,8 @@ class OperationsMixin:
             raise InvalidRequest("error: must be a string or null")
         failures = optional_count(spec, "failures_count", 100)
         after = number(spec, "after", 0.0)
-        with self.lock:
-            project = self._project(project_id)
+        with self.shared.lock:
+            project = self.shared.project(project_id)
             if operation_id is not None:
                 op = project.ops_by_id.get(operation_id)
                 if op is None:
@@ -192,7 +143,7 @@ class OperationsMixin:
                 chosen = [op]
             else:
                 chosen = [op for op in project.ops if op.held]
-            now_us = self.now_us()
+            now_us = self.shared.now_us()
             for op in chosen:
                 op.release(now_us, outcome, error, failures, int(after * 1000000))
             return [op.render(now_us) for op in chosen]

@@ -9,16 +9,19 @@ from __future__ import annotations
 from . import access
 
 
-class OrganizationsMixin:
-    """The organizations' part of State (mixed in)."""
+class Organizations:
+    """The organizations area of State (see the module's text)."""
+
+    def __init__(self, shared):
+        self.shared = shared  # the data and helpers every area uses (shared.py)
 
     def user_organizations(self, key):
         """GET /users/me/organizations."""
-        with self.lock:
+        with self.shared.lock:
             access.require_personal_key(key)
-            return [org.render() for org in access.user_organizations(self, key.owner_id)]
+            return [org.render() for org in access.user_organizations(self.shared, key.owner_id)]
 
     def get_organization(self, key, org_id):
-        with self.lock:
-            access.organization_role(self, key, org_id)
-            return self.organizations[org_id].render()
+        with self.shared.lock:
+            access.organization_role(self.shared, key, org_id)
+            return self.shared.organizations[org_id].render()

@@ -10,39 +10,32 @@ import random
 
 from . import access, ids, seed
 from .errors import InvalidRequest, NotFound
-from .records import Project
 from .shared import optional_string
 
 BULK_PROJECTS_MAX = 20000
 ID_RE = ids.ID_RE
 
 
-class ProjectsMixin:
-    """The projects' part of State (mixed in)."""
+class Projects:
+    """The projects area of State (see the module's text)."""
 
-    def _insert_in_order(self, project):
-        """Project list order: newest first (created_at, then id, descending)."""
-        order_key = (project.created_us, project.id)
-        index = 0
-        while index < len(self.project_order) and \
-                (self.project_order[index].created_us, self.project_order[index].id) > order_key:
-            index += 1
-        self.project_order.insert(index, project)
+    def __init__(self, shared):
+        self.shared = shared  # the data and helpers every area uses (shared.py)
 
     def _take_unavailable(self, page):
         """Split a page into (available, unavailable ids), spending one answer of each unavailable one."""
         available, missing = [], []
         for project in page:
-            if project.id not in self.unavailable:
+            if project.id not in self.shared.unavailable:
                 available.append(project)
                 continue
             missing.append(project.id)
-            left = self.unavailable[project.id]
+            left = self.shared.unavailable[project.id]
             if left is not None:
                 if left <= 1:
-                    del self.unavailable[project.id]
+                    del self.shared.unavailable[project.id]
                 else:
-                    self.unavailable[project.id] = left - 1
+                    self.shared.unavailable[project.id] = left - 1
         return available, missing
 
     def _list(self, selected, limit, cursor, search):
@@ -53,7 +46,7 @@ class ProjectsMixin:
         service does when fetching their details runs out of time. The cursor is the page's last
         project id either way, so the next page starts after the whole page.
         """
-        candidates = [p for p in self.project_order if selected(p)]
+        candidates = [p for p in self.shared.project_order if selected(p)]
         if cursor:
             position = next((i for i, p in enumerate(candidates) if p.id == cursor), None)
             if position is None:
@@ -68,18 +61,18 @@ class ProjectsMixin:
 
     def list_projects(self, limit, cursor=None, search=None, org_id=None, key=None):
         """GET /projects for ``key`` (default: the bootstrap key): (projects, cursor, unavailable ids)."""
-        with self.lock:
-            key = key or self._bootstrap_key()
-            return self._list(access.project_listing(self, key, org_id), limit, cursor, search)
+        with self.shared.lock:
+            key = key or self.shared.bootstrap_key()
+            return self._list(access.project_listing(self.shared, key, org_id), limit, cursor, search)
 
     def list_shared_projects(self, key, limit, cursor=None, search=None):
         """GET /projects/shared: (projects, cursor, unavailable ids)."""
-        with self.lock:
+        with self.shared.lock:
             return self._list(access.shared_listing(key), limit, cursor, search)
 
     def get_project(self, project_id):
-        with self.lock:
-            project = self.projects.get(project_id)
+        with self.shared.lock:
+            project = self.shared.projects.get(project_id)
             if project is None:
                 raise NotFound("project not found")
             return project.render()
@@ -117,28 +110,13 @@ class ProjectsMixin:
             raise InvalidRequest("id: must match ^[a-z0-9-]{1,60}$")
         org_id = optional_string(spec, "org_id")
         rng = random.SystemRandom()
-        with self.lock:
-            owner = self.find_user(spec.get("owner", "bootstrap"), "owner")
+        with self.shared.lock:
+            owner = self.shared.find_user(spec.get("owner", "bootstrap"), "owner")
             if org_id is not None:
-                org = self.find_organization(org_id)
+                org = self.shared.find_organization(org_id)
                 if "owner" not in spec and org.admins():
-                    owner = self.users[org.admins()[0]]
-            if wanted_id and wanted_id in self.projects:
+                    owner = self.shared.users[org.admins()[0]]
+            if wanted_id and wanted_id in self.shared.projects:
                 raise InvalidRequest("id: project %s already exists" % wanted_id)
-            project = self._add_project(rng, name, region_id, pg_version, org_id, owner.id, wanted_id)
+            project = self.shared.add_project(rng, name, region_id, pg_version, org_id, owner.id, wanted_id)
             return project.render()
-
-    def _add_project(self, rng, name, region_id, pg_version, org_id, owner_id, wanted_id=None):
-        """A new project (lock held), listed first; its skeleton: one branch with one compute."""
-        project_id = wanted_id or ids.project_id(rng)
-        while project_id in self.projects:
-            project_id = ids.project_id(rng)
-        now_us = self.now_us()
-        data = seed.project_data(rng, project_id, name or project_id, region_id, now_us, now_us, org_id, owner_id)
-        data.update({"pg_version": pg_version, "active_time": 0, "cpu_used_sec": 0,
-                     "synthetic_storage_size": 0, "updated_at": data["created_at"],
-                     "compute_last_active_at": data["created_at"], "creation_source": "api"})
-        project = Project(data, now_us, [(ids.branch_id(rng), ids.endpoint_id(rng))])
-        self.projects[project_id] = project
-        self._insert_in_order(project)
-        return project

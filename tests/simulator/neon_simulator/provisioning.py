@@ -1,14 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2025, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The provisioning API: projects (create, get, update, delete), branches, computes, roles,
-databases and connection URIs, as /work/shared/spec/provisioning-api-notes.md ("the notes")
+"""The provisioning API: projects (create, get, update, delete) and branches (a branch's computes are in computes.py,
+its roles and databases and the connection URI in catalog.py), as /work/shared/spec/provisioning-api-notes.md ("the notes")
 describes the live service.
 
-Mixed into State (state.py): every method takes the authenticating key, holds the state's
+The area's object is state.provisioning: every method takes the authenticating key, holds the state's
 lock, and answers JSON-like data. Every change that starts operations first checks the
 project's lock (423 while any of its operations is in progress) and then starts them through
-:meth:`ProvisioningMixin._start`, which applies the scripted plans of work.py.
+:meth:`Shared.start <neon_simulator.shared.Shared.start>`, which applies the scripted plans of work.py. What a
+project's branches and computes are made of (``Shared.resources``) and the other helpers the areas share are in
+shared.py.
 
 Seeded projects and those made through the control API provision their branches lazily, from
 their skeleton (the branch and compute ids their operations name), on first use: the default
@@ -28,16 +30,15 @@ import re
 
 from . import access, ids, seed
 from .clock import iso_seconds, parse_rfc3339
-from .errors import Conflict, Forbidden, InvalidRequest, Locked, NotFound, Unprocessable, with_code
+from .errors import Forbidden, InvalidRequest, Unprocessable, with_code
 from .history import LSN_RE, us_of_lsn, lsn_of as _lsn
 from .records import (PERSONAL_KEY, PROJECT_KEY, Branch, Database, Endpoint, Resources, Role, connection_details,
                       new_password)
-from .work import MESSAGE_LOCKED, operation_spec
 
 # ---------------------------------------------------------------------- CHOICES (inferred, one place)
 # Duplicate names: the live messages are known (notes 1.2), the status is not; 409 is chosen
 # for every "already exists" (branch, role, database, second read_write compute).
-MESSAGE_BRANCH_EXISTS = 'branch already exists; branch_name:"%s"'           # notes 1.2 (CBA #67, 2024)
+# MESSAGE_BRANCH_EXISTS (notes 1.2) is in shared.py, with the check every area makes.
 MESSAGE_ROLE_EXISTS = 'role already exists; role_name:"%s"'                 # inferred, same pattern
 MESSAGE_DATABASE_EXISTS = 'database already exists; database_name:"%s"'     # inferred, same pattern
 MESSAGE_READ_WRITE_EXISTS = 'read_write endpoint already exists; branch_id:"%s"'  # notes 4 (status unknown)
@@ -57,9 +58,8 @@ MESSAGE_RESET_PROTECTED = "cannot restore a protected branch"
 MESSAGE_OWNER_NOT_FOUND = "database owner not found"
 # reveal_password's 412 (SPEC); GET /connection_uri answers the same (notes 7: inferred).
 MESSAGE_NO_STORED_PASSWORDS = "storing passwords is disabled"
-MESSAGE_SUSPEND_NOT_ALLOWED = "suspend interval changing is not allowed for your account"  # notes 1.2, 400 chosen
 MESSAGE_PROJECTS_LIMIT = "user projects limit of %d exceeded, got %d"       # notes 1.2 (422)
-MESSAGE_BRANCHES_LIMIT = "branches limit of %d exceeded, got %d"            # inferred (notes 3)
+# MESSAGE_SUSPEND_NOT_ALLOWED (notes 1.2, 400 chosen) and MESSAGE_BRANCHES_LIMIT (inferred, notes 3): in shared.py
 MESSAGE_HISTORY_LIMIT = ('requested history retention seconds exceeds allowed maximum; '
                          'requested_history_retention_seconds:"%d", max:"%d"')  # notes 1.2
 MESSAGE_PROJECT_REQUIRED = "invalid request: decode application/json: invalid: project (field required)"  # CASSETTE
@@ -108,7 +108,6 @@ BRANCH_NAME_MAX = 256
 BRANCHES_LIMIT = (1, 10000, None)
 BRANCH_SORT_BY = ("updated_at", "created_at", "name")
 ENDPOINT_TYPES = ("read_write", "read_only")
-SEEDED_CHILD_NAMES = ("dev", "staging", "preview")
 DEFAULT_BRANCHES_LIMIT = 5000  # the owner block's branches_limit when no plan limit is set
 ZERO_DATE = "0001-01-01T00:00:00Z"
 # owner.subscription_type is a BillingSubscriptionType (SPEC, ProjectOwnerData.subscription_type:
@@ -317,150 +316,23 @@ def _after_cursor(items, cursor, sort_by):
     return items[position + 1:]
 
 
-class ProvisioningMixin:
-    """The provisioning half of State (see the module's text)."""
+class Provisioning:
+    """The provisioning area of State (see the module's text)."""
+
+    def __init__(self, shared):
+        self.shared = shared  # the data and helpers every area uses (shared.py)
 
     # ------------------------------------------------------------------ plumbing
-    def _reset_provisioning(self):
-        self.next_database_id = FIRST_DATABASE_ID
+    def reset(self):
+        self.shared.next_database_id = FIRST_DATABASE_ID
 
     def check_operation_fields(self, fields):
         """Validate the fields of a scripted operation (work.NextOperations) as start_operations does."""
-        self._build_operation(_PlanCheck(), dict(fields, branch_id="br-plan-check", endpoint_id=None), 0)
-
-    def _new_database_id(self):
-        self.next_database_id += 1
-        return self.next_database_id
-
-    def _placement(self):
-        """How a new compute gets its address: a port of its own when computes are real (--postgres)."""
-        return self.real.place if self.real is not None else None
-
-    def _refuse_unreal(self, what, condition=True):
-        """501 NOT_SIMULATED for what real computes cannot do honestly (real_computes.py), before any change."""
-        if self.real is not None and condition:
-            self.real.refuse(what)
-
-    def _resources(self, project):
-        """The project's branches and computes, provisioned from its skeleton on first use."""
-        if project.resources is not None:
-            return project.resources
-        resources = project.resources = Resources(self._placement())
-        rng = random.Random(project.id)
-        now_us = self.now_us()
-        root = None
-        for index, (branch_id, endpoint_id) in enumerate(project.branches):
-            created_us = min(now_us, project.created_us + index * 3600 * 1000000)
-            if root is None:
-                branch = Branch(branch_id, project.id, "main", created_us, state="ready")
-                branch.default = True
-                role = Role(branch_id, "neondb_owner", new_password(), created_us)
-                branch.roles[role.name] = role
-                branch.databases["neondb"] = Database(self._new_database_id(), branch_id, "neondb", role.name,
-                                                      created_us)
-                root = branch
-            else:
-                name = SEEDED_CHILD_NAMES[index - 1] if index <= len(SEEDED_CHILD_NAMES) else "dev-%d" % index
-                branch = Branch(branch_id, project.id, name, created_us, root, _lsn(created_us), created_us,
-                                state="ready")
-                self._copy_catalog(root, branch, created_us)
-            resources.branches[branch_id] = branch
-            if endpoint_id:
-                endpoint = Endpoint(endpoint_id, project, branch_id, "read_write", created_us, {}, state="idle")
-                endpoint.suspended_us = created_us + rng.randint(60, 3600) * 1000000
-                resources.add_endpoint(endpoint)
-        return resources
-
-    def _copy_catalog(self, source, branch, now_us, fresh_passwords=False):
-        """``branch`` gets ``source``'s roles and databases (new passwords if ``fresh_passwords``)."""
-        branch.roles = {name: role.copy_to(branch.id, now_us, new_password() if fresh_passwords else None)
-                        for name, role in source.roles.items()}
-        branch.databases = {name: Database(self._new_database_id(), branch.id, name, db.owner_name, now_us)
-                            for name, db in source.databases.items()}
-
-    def _check_unlocked(self, project, now_us):
-        """423 while any operation of the project is in progress (notes 1.3; real-api-notes "Errors")."""
-        if any(not op.is_done(now_us) for op in reversed(project.ops)):
-            raise Locked(MESSAGE_LOCKED)
-
-    def _start(self, project, items):
-        """Start operations ``[(action, branch_id, endpoint_id), ...]`` now; answers the Operations."""
-        created_us = self.now_us()
-        ops = []
-        for action, branch_id, endpoint_id in items:
-            created_us = project.unique_time(created_us)
-            scripted = self.next_operations.take(project.id, action)
-            spec = operation_spec(action, branch_id, endpoint_id, scripted, self.operation_pace)
-            op = self._build_operation(project, spec, created_us)
-            project.add_operation(op)
-            ops.append(op)
-            created_us += 1
-        return ops
-
-    def _rendered(self, ops):
-        now_us = self.now_us()
-        return [op.render(now_us) for op in ops]
-
-    def _branch(self, project, branch_id, message="branch not found"):
-        branch = self._resources(project).branches.get(branch_id)
-        if branch is None:
-            raise NotFound(message)
-        return branch
-
-    def _endpoint(self, project, endpoint_id):
-        endpoint = self._resources(project).endpoints.get(endpoint_id)
-        if endpoint is None:
-            raise NotFound("endpoint not found")
-        return endpoint
-
-    def _compute_state(self, project, endpoint, now_us):
-        """The compute's state now; an active compute suspends itself after its suspend timeout,
-        with a ``suspend_compute`` operation dated then (as the control plane does)."""
-        state = endpoint.state.settle(now_us)
-        after_us = endpoint.suspend_after_us()
-        if state == "active" and endpoint.state.op is None and after_us is not None \
-                and now_us >= endpoint.state.since_us + after_us:
-            when_us = project.unique_time(endpoint.state.since_us + after_us)
-            scheduling, duration = 0.1, 0.5
-            op = self._build_operation(project, {"action": "suspend_compute", "branch_id": endpoint.branch_id,
-                                                 "endpoint_id": endpoint.id, "duration": duration,
-                                                 "scheduling": scheduling}, when_us)
-            project.add_operation(op)
-            endpoint.state.start("idle", op)
-            endpoint.suspended_us = op.end_us
-            state = endpoint.state.settle(now_us)
-        return state
-
-    def _render_endpoint(self, project, endpoint, now_us):
-        self._compute_state(project, endpoint, now_us)
-        return endpoint.render(now_us)
-
-    def _config_ops(self, project, branch, now_us):
-        """What a change of roles, databases or compute settings starts: ``apply_config`` on the
-        branch's read_write compute, then ``suspend_compute`` if it was idle (notes 1.3). None
-        without a compute (inferred: the change waits for the next start)."""
-        endpoint = self._resources(project).read_write_endpoint(branch.id)
-        if endpoint is None:
-            return []
-        items = [("apply_config", branch.id, endpoint.id)]
-        if self._compute_state(project, endpoint, now_us) == "idle":
-            items.append(("suspend_compute", branch.id, endpoint.id))
-        return items
-
-    def _run(self, project, items, now_us):
-        """Start ``items`` unless the project is locked (nothing to start: never locked)."""
-        if not items:
-            return []
-        self._check_unlocked(project, now_us)
-        return self._start(project, items)
-
-    def _check_suspend_timeout(self, spec):
-        if spec.get("suspend_timeout_seconds") not in (None, 0) and not self.limits["suspend_timeout_changeable"]:
-            raise InvalidRequest(MESSAGE_SUSPEND_NOT_ALLOWED)
+        self.shared.build_operation(_PlanCheck(), dict(fields, branch_id="br-plan-check", endpoint_id=None), 0)
 
     def _check_history(self, spec):
         value = _integer(spec, "history_retention_seconds", 0, HISTORY_RETENTION_MAX)
-        limit = self.limits["max_history_retention_seconds"]
+        limit = self.shared.limits["max_history_retention_seconds"]
         if value is not None and limit is not None and value > limit:
             raise InvalidRequest(MESSAGE_HISTORY_LIMIT % (value, limit))
         return value
@@ -474,21 +346,21 @@ class ProvisioningMixin:
                      "compute_time_seconds": 0, "active_time_seconds": item.get("active_time", 0),
                      "consumption_period_start": ZERO_DATE, "consumption_period_end": ZERO_DATE})
         if live:
-            now_us = self.now_us()
+            now_us = self.shared.now_us()
             item["consumption_period_start"] = iso_seconds(now_us - now_us % (86400 * 1000000))
             item["consumption_period_end"] = item.get("quota_reset_at", iso_seconds(now_us))
-            owner = self.users.get(project.owner_id)
-            org = self.organizations.get(project.org_id) if project.org_id else None
+            owner = self.shared.users.get(project.owner_id)
+            org = self.shared.organizations.get(project.org_id) if project.org_id else None
             if owner is not None:
                 item["owner"] = {"email": owner.email, "name": owner.name,
-                                 "branches_limit": self.limits["max_branches"] or DEFAULT_BRANCHES_LIMIT,
+                                 "branches_limit": self.shared.limits["max_branches"] or DEFAULT_BRANCHES_LIMIT,
                                  "subscription_type": _subscription_type(org)}
         return item
 
     def _check_settings_plan(self, org_id, settings, held):
         """403 for the first setting (in the body's order) that the plan of a project of ``org_id`` (None:
         personal) does not include and that would turn its feature on (CHOICES)."""
-        plan = _subscription_type(self.organizations.get(org_id) if org_id else None)
+        plan = _subscription_type(self.shared.organizations.get(org_id) if org_id else None)
         for name, value in settings.items():
             refusing, feature, needed = PLAN_SETTINGS.get(name, ((), None, None))
             if plan in refusing and _turns_on(name, value, held.get(name)):
@@ -518,8 +390,8 @@ class ProvisioningMixin:
             held[name] = copy.deepcopy(value)
 
     def api_get_project(self, key, project_id):
-        with self.lock:
-            return {"project": self._project_detail(self._reachable(key, project_id), live=True)}
+        with self.shared.lock:
+            return {"project": self._project_detail(self.shared.reachable(key, project_id), live=True)}
 
     def _owner_of_new_project(self, key, org_id):
         """(owner user id, org id or None) of a project ``key`` creates, or the refusal."""
@@ -528,23 +400,23 @@ class ProvisioningMixin:
         if key.kind != PERSONAL_KEY:
             if org_id is not None and org_id != key.org_id:
                 raise Forbidden(access.MESSAGE_OTHER_ORG)
-            org = self.organizations[key.org_id]
+            org = self.shared.organizations[key.org_id]
             return (org.admins() or [key.owner_id])[0], key.org_id
         if org_id is not None:
-            access.organization_role(self, key, org_id)
+            access.organization_role(self.shared, key, org_id)
             return key.owner_id, org_id
-        if access.org_id_required(self, self.users[key.owner_id]):
+        if access.org_id_required(self.shared, self.shared.users[key.owner_id]):
             raise InvalidRequest(access.MESSAGE_ORG_ID_REQUIRED)
         return key.owner_id, None
 
     def _check_projects_limit(self, owner_id, org_id):
-        limit = self.limits["max_projects"]
+        limit = self.shared.limits["max_projects"]
         if limit is None:
             return
         if org_id is not None:
-            count = sum(1 for p in self.projects.values() if p.org_id == org_id)
+            count = sum(1 for p in self.shared.projects.values() if p.org_id == org_id)
         else:
-            count = sum(1 for p in self.projects.values() if p.org_id is None and p.owner_id == owner_id)
+            count = sum(1 for p in self.shared.projects.values() if p.org_id is None and p.owner_id == owner_id)
         if count >= limit:
             raise with_code(Unprocessable(MESSAGE_PROJECTS_LIMIT % (limit, count)), "PROJECTS_LIMIT_EXCEEDED")
 
@@ -571,14 +443,14 @@ class ProvisioningMixin:
         role_name = _string(branch_spec, "role_name", ROLE_NAME_MAX) or "%s_owner" % database_name
         if database_name in FORBIDDEN_DATABASES:
             raise InvalidRequest("database_name: %r is reserved" % database_name)
-        with self.lock:
+        with self.shared.lock:
             history = self._check_history(spec)
-            if not self.limits["suspend_timeout_changeable"]:
+            if not self.shared.limits["suspend_timeout_changeable"]:
                 defaults["suspend_timeout_seconds"] = 0  # silently, as on the free plan (notes 1.2)
             owner_id, org_id = self._owner_of_new_project(key, org_id)
             self._check_projects_limit(owner_id, org_id)
             self._check_settings_plan(org_id, settings, {})
-            project = self._add_project(random.SystemRandom(), name, region_id, pg_version, org_id, owner_id)
+            project = self.shared.add_project(random.SystemRandom(), name, region_id, pg_version, org_id, owner_id)
             data = project.data
             data["default_endpoint_settings"] = dict({"autoscaling_limit_min_cu": 0.25,
                                                       "autoscaling_limit_max_cu": 0.25,
@@ -590,28 +462,28 @@ class ProvisioningMixin:
                         provisioner=spec.get("provisioner") or "k8s-neonvm")
             branch_id, endpoint_id = project.branches[0]
             now_us = project.created_us
-            resources = project.resources = Resources(self._placement())
+            resources = project.resources = Resources(self.shared.placement())
             branch = Branch(branch_id, project.id, branch_name, now_us, creation_source="api")
             branch.default = True
             role = Role(branch_id, role_name, new_password(), now_us)
             branch.roles[role_name] = role
-            database = Database(self._new_database_id(), branch_id, database_name, role_name, now_us)
+            database = Database(self.shared.new_database_id(), branch_id, database_name, role_name, now_us)
             branch.databases[database_name] = database
             resources.branches[branch_id] = branch
             endpoint = Endpoint(endpoint_id, project, branch_id, "read_write", now_us, {}, creation_source="api")
             resources.add_endpoint(endpoint)
-            ops = self._start(project, [("create_timeline", branch_id, None),
-                                        ("start_compute", branch_id, endpoint_id)])
+            ops = self.shared.start(project, [("create_timeline", branch_id, None),
+                                              ("start_compute", branch_id, endpoint_id)])
             branch.state.start("ready", ops[0])
             endpoint.state.start("active", ops[1], fallback="idle")
-            now_us = self.now_us()
+            now_us = self.shared.now_us()
             password = role.password.settle(now_us)
             return {
                 "project": self._project_detail(project),
                 "connection_uris": [connection_details(role_name, password, endpoint, database_name)],
                 "roles": [role.render(now_us, password)],
                 "databases": [database.render(now_us)],
-                "operations": self._rendered(ops),
+                "operations": self.shared.rendered(ops),
                 "branch": branch.render(now_us),
                 "endpoints": [endpoint.render(now_us)],
             }
@@ -625,12 +497,12 @@ class ProvisioningMixin:
         settings = _settings_body(_object(spec, "settings", required=False))
         if "store_passwords" in spec:
             raise InvalidRequest(MESSAGE_STORE_PASSWORDS_UPDATE)
-        with self.lock:
-            project = self._reachable(key, project_id)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
             history = self._check_history(spec)
             self._check_settings_change(project, settings)
-            now_us = self.now_us()
-            resources = self._resources(project)
+            now_us = self.shared.now_us()
+            resources = self.shared.resources(project)
             default = resources.default_branch()
             items = []
             if history is not None and history != project.data.get("history_retention_seconds"):
@@ -638,8 +510,8 @@ class ProvisioningMixin:
             if settings.get("enable_logical_replication") and \
                     not project.data["settings"].get("enable_logical_replication"):
                 items.extend(("suspend_compute", ep.branch_id, ep.id) for ep in resources.endpoints.values()
-                             if self._compute_state(project, ep, now_us) == "active")
-            ops = self._run(project, items, now_us)
+                             if self.shared.compute_state(project, ep, now_us) == "active")
+            ops = self.shared.run(project, items, now_us)
             for op in ops:
                 if op.action == "suspend_compute":
                     resources.endpoints[op.endpoint_id].state.start("idle", op)
@@ -652,29 +524,29 @@ class ProvisioningMixin:
                                                                  **defaults)
             self._apply_settings(project, settings, now_us)
             project.data["updated_at"] = iso_seconds(now_us)
-            return {"project": self._project_detail(project), "operations": self._rendered(ops)}
+            return {"project": self._project_detail(project), "operations": self.shared.rendered(ops)}
 
     def api_delete_project(self, key, project_id):
         """DELETE /projects/{id} (notes 2.4): 200 ``{project}`` without operations; not for a
         project-scoped key, nor for a project with protected branches."""
-        with self.lock:
-            project = self._reachable(key, project_id)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
             if key is not None and key.kind == PROJECT_KEY:
                 raise Forbidden(access.MESSAGE_PROJECT_KEY)
-            if any(b.protected for b in self._resources(project).branches.values()):
+            if any(b.protected for b in self.shared.resources(project).branches.values()):
                 raise InvalidRequest(MESSAGE_DELETE_PROTECTED_PROJECT)
             detail = self._project_detail(project)
-            del self.projects[project.id]
-            self.project_order.remove(project)
-            self.unavailable.pop(project.id, None)
+            del self.shared.projects[project.id]
+            self.shared.project_order.remove(project)
+            self.shared.unavailable.pop(project.id, None)
             return {"project": detail}
 
     def set_store_passwords(self, project_id, value):
         """Control API: whether the project stores role passwords (reveal_password answers 412 if not)."""
         if not isinstance(value, bool):
             raise InvalidRequest("store_passwords: must be true or false")
-        with self.lock:
-            project = self._project(project_id)
+        with self.shared.lock:
+            project = self.shared.project(project_id)
             project.data["store_passwords"] = value
             return self._project_detail(project)
 
@@ -692,12 +564,12 @@ class ProvisioningMixin:
         if sort_order not in ("asc", "desc"):
             raise InvalidRequest("sort_order: must be asc or desc")
         limit, cursor, search = args.get("limit"), args.get("cursor") or None, args.get("search") or None
-        with self.lock:
-            project = self._reachable(key, project_id)
-            now_us = self.now_us()
-            owner = self.users.get(project.owner_id)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
+            now_us = self.shared.now_us()
+            owner = self.shared.users.get(project.owner_id)
             created_by = {"name": owner.name, "image": owner.image} if owner is not None else None
-            items = [b.render(now_us) for b in self._resources(project).branches.values()]
+            items = [b.render(now_us) for b in self.shared.resources(project).branches.values()]
             if created_by is not None:
                 items = [dict(item, created_by=dict(created_by)) for item in items]
             if search:
@@ -716,30 +588,18 @@ class ProvisioningMixin:
             return answer
 
     def api_count_branches(self, key, project_id, search):
-        with self.lock:
-            project = self._reachable(key, project_id)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
             needle = (search or "").lower()
-            return {"count": sum(1 for b in self._resources(project).branches.values()
+            return {"count": sum(1 for b in self.shared.resources(project).branches.values()
                                  if needle in b.name.lower() or needle in b.id.lower())}
 
     def api_get_branch(self, key, project_id, branch_id):
-        with self.lock:
-            project = self._reachable(key, project_id)
-            branch = self._branch(project, branch_id)
-            return {"branch": branch.render(self.now_us()),
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
+            branch = self.shared.branch(project, branch_id)
+            return {"branch": branch.render(self.shared.now_us()),
                     "annotation": {"object": {"type": "console/branch", "id": branch.id}, "value": {}}}
-
-    def _check_branches_limit(self, resources):
-        """422 BRANCHES_LIMIT_EXCEEDED when the project already has the plan's most branches (control API limits)."""
-        limit = self.limits["max_branches"]
-        if limit is not None and len(resources.branches) >= limit:
-            raise with_code(Unprocessable(MESSAGE_BRANCHES_LIMIT % (limit, len(resources.branches))),
-                            "BRANCHES_LIMIT_EXCEEDED")
-
-    def _check_branch_name(self, project, name, branch=None):
-        for other in self._resources(project).branches.values():
-            if other.name == name and other is not branch:
-                raise Conflict(MESSAGE_BRANCH_EXISTS % name)
 
     def _expiry(self, spec, now_us, branch=None):
         """(present, expires_us or None) from ``expires_at`` (notes 3.1, DOC-EXP)."""
@@ -769,7 +629,7 @@ class ProvisioningMixin:
             if spec.get("type") not in ENDPOINT_TYPES:
                 raise InvalidRequest("endpoints[].type: must be read_write or read_only")
             _compute_settings(spec)
-            self._check_suspend_timeout(spec)
+            self.shared.check_suspend_timeout(spec)
         if sum(1 for spec in specs if spec["type"] == "read_write") > 1:
             raise InvalidRequest("endpoints: a branch has at most one read_write endpoint")
         return specs
@@ -789,17 +649,17 @@ class ProvisioningMixin:
         init_source = spec.get("init_source", "parent-data")
         if init_source not in ("parent-data", "schema-only"):
             raise InvalidRequest("init_source: must be parent-data or schema-only")
-        with self.lock:
-            project = self._reachable(key, project_id)
-            self._refuse_unreal("a branch made at a point in the past (parent_timestamp, parent_lsn)",
-                                parent_lsn is not None or spec.get("parent_timestamp") is not None)
-            self._refuse_unreal("a schema-only branch (init_source: schema-only)", init_source == "schema-only")
-            self._refuse_unreal("a read-only compute", any(item["type"] == "read_only" for item in endpoint_specs))
-            now_us = self.now_us()
-            resources = self._resources(project)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
+            self.shared.refuse_unreal("a branch made at a point in the past (parent_timestamp, parent_lsn)",
+                                      parent_lsn is not None or spec.get("parent_timestamp") is not None)
+            self.shared.refuse_unreal("a schema-only branch (init_source: schema-only)", init_source == "schema-only")
+            self.shared.refuse_unreal("a read-only compute", any(item["type"] == "read_only" for item in endpoint_specs))
+            now_us = self.shared.now_us()
+            resources = self.shared.resources(project)
             has_expiry, expires_us = self._expiry(spec, now_us)
             parent_id = _string(spec, "parent_id", 60)
-            parent = self._branch(project, parent_id, "parent branch not found") if parent_id \
+            parent = self.shared.branch(project, parent_id, "parent branch not found") if parent_id \
                 else resources.default_branch()
             if parent.expires_us is not None:
                 raise InvalidRequest("an expiring branch cannot be a parent")
@@ -815,9 +675,9 @@ class ProvisioningMixin:
                     raise InvalidRequest("%s: must be within the project's history retention" % (
                         "parent_timestamp" if parent_lsn is None else "parent_lsn"))
             if name is not None:
-                self._check_branch_name(project, name)
-            self._check_branches_limit(resources)
-            self._check_unlocked(project, now_us)
+                self.shared.check_branch_name(project, name)
+            self.shared.check_branches_limit(resources)
+            self.shared.check_unlocked(project, now_us)
             rng = random.SystemRandom()
             branch_id = ids.branch_id(rng)
             branch = Branch(branch_id, project.id, name or branch_id, now_us, parent, parent_lsn or _lsn(parent_us),
@@ -831,9 +691,9 @@ class ProvisioningMixin:
                 branch.expires_us = expires_us
                 branch.ttl_seconds = None if expires_us is None else (expires_us - now_us) // 1000000
             # a protected parent's children get fresh passwords (notes 1.4, DOC-PROT)
-            self._copy_catalog(parent, branch, now_us, fresh_passwords=parent.protected)
-            if self.real is not None:  # its data: the parent's as of now (before it joins: a failed copy leaves nothing)
-                self.real.fork(project.id, parent, branch, resources.branches)
+            self.shared.copy_catalog(parent, branch, now_us, fresh_passwords=parent.protected)
+            if self.shared.real is not None:  # its data: the parent's as of now (before it joins: a failed copy leaves nothing)
+                self.shared.real.fork(project.id, parent, branch, resources.branches)
             resources.branches[branch_id] = branch
             endpoints = []
             for endpoint_spec in endpoint_specs:
@@ -841,16 +701,16 @@ class ProvisioningMixin:
                                     endpoint_spec, creation_source="api")
                 resources.add_endpoint(endpoint)
                 endpoints.append(endpoint)
-            ops = self._start(project, [("create_branch", branch_id, None)]
-                              + [("start_compute", branch_id, ep.id) for ep in endpoints])
+            ops = self.shared.start(project, [("create_branch", branch_id, None)]
+                                    + [("start_compute", branch_id, ep.id) for ep in endpoints])
             branch.state.start("ready", ops[0])
             for endpoint, op in zip(endpoints, ops[1:]):
                 endpoint.state.start("active", op, fallback="idle")
-            now_us = self.now_us()
+            now_us = self.shared.now_us()
             answer = {
                 "branch": branch.render(now_us),
                 "endpoints": [ep.render(now_us) for ep in endpoints],
-                "operations": self._rendered(ops),
+                "operations": self.shared.rendered(ops),
                 "roles": [role.render(now_us) for role in branch.roles.values()],
                 "databases": [db.render(now_us) for db in branch.databases.values()],
             }
@@ -867,21 +727,21 @@ class ProvisioningMixin:
         spec = _object(body, "branch")
         name = _string(spec, "name", BRANCH_NAME_MAX)
         protected = _boolean(spec, "protected")
-        with self.lock:
-            project = self._reachable(key, project_id)
-            branch = self._branch(project, branch_id)
-            now_us = self.now_us()
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
+            branch = self.shared.branch(project, branch_id)
+            now_us = self.shared.now_us()
             if name is not None:
                 if name == branch.name:
                     raise InvalidRequest(MESSAGE_SAME_NAME)
-                self._check_branch_name(project, name, branch)
+                self.shared.check_branch_name(project, name, branch)
             has_expiry, expires_us = self._expiry(spec, now_us, branch)
             if protected and branch.expires_us is not None and not has_expiry:
                 raise with_code(InvalidRequest(MESSAGE_PROTECTED_EXPIRY), CODE_PROTECTED_EXPIRY)
             if expires_us is not None:
                 if branch.default:
                     raise InvalidRequest("the default branch cannot have an expiration date")
-                if self._resources(project).children(branch.id):
+                if self.shared.resources(project).children(branch.id):
                     raise InvalidRequest("a branch with children cannot have an expiration date")
             if name is not None:
                 branch.name = name
@@ -896,9 +756,9 @@ class ProvisioningMixin:
     def api_delete_branch(self, key, project_id, branch_id):
         """DELETE .../branches/{id} (notes 3.4): 204 if absent; ``suspend_compute`` per active compute,
         then ``delete_timeline``. The branch and its computes are gone from the listings at once."""
-        with self.lock:
-            project = self._reachable(key, project_id)
-            resources = self._resources(project)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
+            resources = self.shared.resources(project)
             branch = resources.branches.get(branch_id)
             if branch is None:
                 return None
@@ -908,12 +768,12 @@ class ProvisioningMixin:
                 raise InvalidRequest(MESSAGE_DELETE_PROTECTED)
             if resources.children(branch.id):
                 raise InvalidRequest(MESSAGE_DELETE_PARENT)
-            now_us = self.now_us()
+            now_us = self.shared.now_us()
             endpoints = resources.endpoints_of(branch.id)
             items = [("suspend_compute", branch.id, ep.id) for ep in endpoints
-                     if self._compute_state(project, ep, now_us) == "active"]
-            ops = self._run(project, items + [("delete_timeline", branch.id, None)], now_us)
+                     if self.shared.compute_state(project, ep, now_us) == "active"]
+            ops = self.shared.run(project, items + [("delete_timeline", branch.id, None)], now_us)
             for endpoint in endpoints:
                 del resources.endpoints[endpoint.id]
             del resources.branches[branch.id]
-            return {"branch": branch.render(now_us), "operations": self._rendered(ops)}
+            return {"branch": branch.render(now_us), "operations": self.shared.rendered(ops)}

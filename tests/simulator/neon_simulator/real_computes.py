@@ -23,8 +23,9 @@ databases mirrored into data directories and servers on 127.0.0.1 (tests/simulat
 - What the simulator could not apply (a server that would not start, a statement refused) is kept in
   ``errors`` (the control API's ``GET /_simulator/postgres``) and not tried again at every request.
 
-State calls the data events (``fork``, ``keep``, ``take_snapshot``, ``from_snapshot``, ``restart``) with its
-lock held, at the moment of the change they copy. The lock order is the state's lock, then this one's.
+The areas call the data events (``fork``, ``keep``, ``take_snapshot``, ``from_snapshot``, ``restart``) with the
+state's lock held, at the moment of the change they copy. The lock order is the state's lock, then this one's. The
+``state`` the methods below take is the simulator's shared data (shared.Shared), what the areas share.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ class RealComputes:
         self.snapshots = {}  # (project id, snapshot id) -> Cluster, never started
         self.computes = {}   # (project id, endpoint id) -> the Cluster its server runs
         self.errors = []     # what could not be applied (the control API's /postgres shows the newest)
-        self._state = None   # the simulator's State, once it reconciled (what a wake starts the compute in)
+        self._state = None   # the simulator's shared data (shared.Shared), once it reconciled (what a wake starts the compute in)
         self.waker = Waker(self._wake)
 
     def _first_cluster(self, user):
@@ -252,7 +253,7 @@ class RealComputes:
                 return None
             now_us = state.now_us()
             if not self._wanted(state, project, endpoint, now_us):
-                ops = state._start(project, [("start_compute", endpoint.branch_id, endpoint.id)])
+                ops = state.start(project, [("start_compute", endpoint.branch_id, endpoint.id)])
                 endpoint.state.start("active", ops[0], fallback="idle")
                 endpoint.started_us = now_us
             self.waker.close(key)
@@ -264,7 +265,7 @@ class RealComputes:
     @staticmethod
     def _wanted(state, project, endpoint, now_us):
         """A read-write compute active, or being started, runs."""
-        return endpoint.type == "read_write" and (state._compute_state(project, endpoint, now_us) == "active"
+        return endpoint.type == "read_write" and (state.compute_state(project, endpoint, now_us) == "active"
                                                   or endpoint.state.pending(now_us) == "active")
 
     # ------------------------------------------------------------------ after every request

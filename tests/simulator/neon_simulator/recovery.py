@@ -2,10 +2,10 @@
 # Copyright: (c) 2026, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The branch restore to a point, set as default, schema and compare_schema, over each branch's history and data
-stand-in (history.py): State's half (governance-recovery-api-notes.md sections 5, 7 and 8).
+stand-in (history.py): State's area (governance-recovery-api-notes.md sections 5, 7 and 8).
 
-Mixed into State (state.py): every ``api_*`` method takes the authenticating key, holds the state's
-lock and answers JSON-like data; ``_reset_recovery`` puts the seeded state back.
+The area's object (state.recovery, given the shared data and helpers of shared.py): every ``api_*`` method takes the
+authenticating key, holds the state's lock and answers JSON-like data; ``reset`` puts the seeded state back.
 
 - Restore (``POST .../branches/{id}/restore``): the branch takes the source's data as it was at the
   point (``source_timestamp``, ``source_lsn``, or the source's head), and, from another branch, its
@@ -26,9 +26,10 @@ import random
 from . import ids
 from .clock import iso_micro, parse_rfc3339, parse_timestamp
 from .errors import InvalidRequest, NotFound
-from .history import go_duration, lsn_of, parse_lsn, schema_diff, schema_sql, us_of_lsn
+from .history import go_duration, lsn_of, parse_lsn, schema_diff, schema_sql
 from .provisioning import BRANCH_NAME_MAX, MESSAGE_RESET_PROTECTED, _string
 from .records import Branch
+from .shared import MESSAGE_NOT_RFC3339
 
 # ---------------------------------------------------------------------- CHOICES (inferred, one place)
 # A point outside the history window answers 400 (notes 5: the status is known, dyad reads the window
@@ -53,33 +54,20 @@ MESSAGE_DATABASE_NOT_FOUND = "database not found"
 # Timestamps the API takes (source_timestamp, a schema's timestamp and base_timestamp) are strict RFC 3339
 # (clock.parse_rfc3339): anything else is a 400 naming the parameter (the notes give the format, not what the
 # service does with looser text, nor its words). The control API's data read takes any ISO 8601 moment (clock.parse_timestamp).
-MESSAGE_NOT_RFC3339 = "%s: must be an RFC 3339 timestamp such as 2026-05-04T02:55:00Z, got %r"
+# MESSAGE_NOT_RFC3339 is in shared.py, with the reading of a moment every area makes (Shared.moment).
 SCHEMA_FORMATS = ("sql", "json")
 
 
-class RecoveryMixin:
-    """The recovery half of State (see the module's text)."""
+class Recovery:
+    """The recovery area of State (see the module's text)."""
 
-    def _reset_recovery(self):
+    def __init__(self, shared):
+        self.shared = shared  # the data and helpers every area uses (shared.py)
+
+    def reset(self):
         """Back to the seeded state (called by State.reset, with the lock held)."""
 
     # ------------------------------------------------------------------ moments
-    def _moment(self, timestamp, lsn, now_us, what="timestamp and lsn", parse=parse_rfc3339):
-        """The moment a ``timestamp`` or an ``lsn`` names (now when neither); InvalidRequest when both or bad.
-        ``parse`` reads the timestamp: strictly (RFC 3339) for /api/v2, leniently for the control API."""
-        if timestamp is not None and lsn is not None:
-            raise InvalidRequest("%s: give at most one" % what)
-        if lsn is not None:
-            try:
-                return min(us_of_lsn(lsn, now_us), now_us)
-            except ValueError as exc:
-                raise InvalidRequest("lsn: %s" % exc) from None
-        if timestamp is not None:
-            try:
-                return parse(timestamp)
-            except (TypeError, ValueError):
-                raise InvalidRequest(MESSAGE_NOT_RFC3339 % ("timestamp", timestamp)) from None
-        return now_us
 
     def _point(self, project, branch, timestamp, lsn, now_us, prefix=""):
         """The moment of a point on ``branch`` (now when neither is given), held to the project's history window
@@ -97,7 +85,7 @@ class RecoveryMixin:
                 parse_rfc3339(timestamp)
             except ValueError:
                 raise InvalidRequest(MESSAGE_NOT_RFC3339 % (prefix + "timestamp", timestamp)) from None
-        moment = self._moment(timestamp, lsn, now_us, "%slsn and %stimestamp" % (prefix, prefix))
+        moment = self.shared.moment(timestamp, lsn, now_us, "%slsn and %stimestamp" % (prefix, prefix))
         if timestamp is None and lsn is None:
             return moment
         name, value = (prefix + "timestamp", timestamp) if timestamp is not None else (prefix + "lsn", lsn)
@@ -114,10 +102,10 @@ class RecoveryMixin:
     def read_branch_data(self, project_id, branch_id, timestamp=None, lsn=None):
         """Control API: the branch's stand-in data (databases -> tables -> rows) now, or at a moment, and the
         tables' columns (``columns``: database -> table -> column -> type)."""
-        with self.lock:
-            branch = self._branch(self._project(project_id), branch_id)
-            now_us = self.now_us()
-            moment = self._moment(timestamp, lsn, now_us, parse=parse_timestamp)
+        with self.shared.lock:
+            branch = self.shared.branch(self.shared.project(project_id), branch_id)
+            now_us = self.shared.now_us()
+            moment = self.shared.moment(timestamp, lsn, now_us, parse=parse_timestamp)
             return {"branch_id": branch.id, "lsn": lsn_of(moment), "timestamp": iso_micro(moment),
                     "databases": branch.data.at(moment), "columns": branch.data.layout_at(moment)}
 
@@ -136,24 +124,24 @@ class RecoveryMixin:
         if columns is not None and (not isinstance(columns, dict) or not all(
                 isinstance(kind, str) and kind for kind in columns.values())):
             raise InvalidRequest("columns: must be an object of column names and their types")
-        with self.lock:
-            branch = self._branch(self._project(project_id), branch_id)
+        with self.shared.lock:
+            branch = self.shared.branch(self.shared.project(project_id), branch_id)
             if database not in branch.databases:
                 raise InvalidRequest("database %r: the branch has no such database" % database)
-            now_us = self.now_us()
+            now_us = self.shared.now_us()
             branch.data.write(now_us, database, table, rows, columns)
             return {"branch_id": branch.id, "lsn": lsn_of(now_us), "timestamp": iso_micro(now_us)}
 
     # ------------------------------------------------------------------ set as default
     def api_set_default_branch(self, key, project_id, branch_id):
         """POST .../branches/{id}/set_as_default (notes 7): ``{branch, operations}``; no operations (CHOICES)."""
-        with self.lock:
-            project = self._reachable(key, project_id)
-            branch = self._branch(project, branch_id)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
+            branch = self.shared.branch(project, branch_id)
             if branch.expires_us is not None:
                 raise InvalidRequest(MESSAGE_EXPIRING_DEFAULT)
-            now_us = self.now_us()
-            for other in self._resources(project).branches.values():
+            now_us = self.shared.now_us()
+            for other in self.shared.resources(project).branches.values():
                 if other.default and other is not branch:
                     other.default, other.updated_us = False, now_us
             branch.default, branch.updated_us = True, now_us
@@ -167,16 +155,16 @@ class RecoveryMixin:
         source_lsn = body.get("source_lsn")
         source_timestamp = body.get("source_timestamp")
         preserve = _string(body, "preserve_under_name", BRANCH_NAME_MAX)
-        with self.lock:
-            project = self._reachable(key, project_id)
-            self._refuse_unreal("a restore to a point in the past (source_timestamp, source_lsn)",
-                                source_lsn is not None or source_timestamp is not None)
-            resources = self._resources(project)
-            branch = self._branch(project, branch_id)
-            source = self._branch(project, source_id, "source branch not found")
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
+            self.shared.refuse_unreal("a restore to a point in the past (source_timestamp, source_lsn)",
+                                      source_lsn is not None or source_timestamp is not None)
+            resources = self.shared.resources(project)
+            branch = self.shared.branch(project, branch_id)
+            source = self.shared.branch(project, source_id, "source branch not found")
             if branch.protected:
                 raise InvalidRequest(MESSAGE_RESET_PROTECTED)
-            now_us = self.now_us()
+            now_us = self.shared.now_us()
             moment = self._point(project, source, source_timestamp, source_lsn, now_us, "source_")
             if source is branch and source_lsn is None and source_timestamp is None:
                 raise InvalidRequest(MESSAGE_SELF_NEEDS_POINT)
@@ -184,16 +172,16 @@ class RecoveryMixin:
             if (source is branch or children) and preserve is None:
                 raise InvalidRequest(MESSAGE_PRESERVE_REQUIRED)
             if preserve is not None:
-                self._check_branch_name(project, preserve)
+                self.shared.check_branch_name(project, preserve)
             endpoint = resources.read_write_endpoint(branch.id)
             items = [("create_timeline", branch.id, None)]
             if endpoint is not None:
                 items.append(("start_compute", branch.id, endpoint.id))
-            ops = self._run(project, items, now_us)
+            ops = self.shared.run(project, items, now_us)
             databases, layout = source.data.at(moment), source.data.layout_at(moment)
             kept = self._preserved(project, branch, preserve, now_us) if preserve is not None else None
-            if self.real is not None and kept is not None:  # the kept branch takes the branch's data as they are
-                self.real.keep(project.id, branch, kept, resources.branches)
+            if self.shared.real is not None and kept is not None:  # the kept branch takes the branch's data as they are
+                self.shared.real.keep(project.id, branch, kept, resources.branches)
             if kept is not None:
                 for child in children:
                     child.parent_id = kept.id
@@ -201,9 +189,9 @@ class RecoveryMixin:
             elif source is not branch:
                 branch.parent_id = source.id
             if source is not branch:
-                self._copy_catalog(source, branch, now_us)
-            if self.real is not None:  # the branch gets the source's data as of now (under its new catalog's ids)
-                self.real.fork(project.id, source, branch, resources.branches)
+                self.shared.copy_catalog(source, branch, now_us)
+            if self.shared.real is not None:  # the branch gets the source's data as of now (under its new catalog's ids)
+                self.shared.real.fork(project.id, source, branch, resources.branches)
             branch.data.replace(now_us, databases, layout)
             branch.parent_lsn = lsn_of(moment)
             branch.parent_timestamp_us = moment
@@ -217,7 +205,7 @@ class RecoveryMixin:
             answer = branch.render(now_us)
             for field in ("parent_lsn", "parent_timestamp"):  # final once the operations have ended (SPEC)
                 answer.pop(field, None)
-            return {"branch": answer, "operations": self._rendered(ops)}
+            return {"branch": answer, "operations": self.shared.rendered(ops)}
 
     def _preserved(self, project, branch, name, now_us):
         """The branch that keeps ``branch``'s state before a restore: its data with their history, its roles
@@ -228,8 +216,8 @@ class RecoveryMixin:
         kept.parent_timestamp_us = branch.parent_timestamp_us
         kept.init_source = branch.init_source
         kept.data = copy.deepcopy(branch.data)
-        self._copy_catalog(branch, kept, now_us)
-        self._resources(project).branches[kept.id] = kept
+        self.shared.copy_catalog(branch, kept, now_us)
+        self.shared.resources(project).branches[kept.id] = kept
         return kept
 
     # ------------------------------------------------------------------ schema
@@ -249,17 +237,17 @@ class RecoveryMixin:
         schema_format = args.get("format") or "sql"
         if schema_format not in SCHEMA_FORMATS:
             raise InvalidRequest("format: must be sql or json")
-        with self.lock:
-            project = self._reachable(key, project_id)
-            branch = self._branch(project, branch_id)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
+            branch = self.shared.branch(project, branch_id)
             self._database_of(branch, database)
-            if self.real is not None:
-                self._refuse_unreal("a schema at a point in the past (lsn, timestamp)",
-                                    bool(args.get("timestamp") or args.get("lsn")))
-                self._refuse_unreal("the json format of a real compute's schema", schema_format == "json")
-                return {"sql": self.real.schema_sql(project.id, branch, database, self._resources(project).branches,
-                                                    self.now_us())}
-            moment = self._point(project, branch, args.get("timestamp"), args.get("lsn"), self.now_us())
+            if self.shared.real is not None:
+                self.shared.refuse_unreal("a schema at a point in the past (lsn, timestamp)",
+                                          bool(args.get("timestamp") or args.get("lsn")))
+                self.shared.refuse_unreal("the json format of a real compute's schema", schema_format == "json")
+                return {"sql": self.shared.real.schema_sql(project.id, branch, database, self.shared.resources(project).branches,
+                                                           self.shared.now_us())}
+            moment = self._point(project, branch, args.get("timestamp"), args.get("lsn"), self.shared.now_us())
             schema = branch.data.schema(moment, database)
             return {"json": schema} if schema_format == "json" else {"sql": schema_sql(schema)}
 
@@ -268,23 +256,23 @@ class RecoveryMixin:
         default the branch's parent: CHOICES; ``base_lsn``, ``base_timestamp``) to the branch's (``lsn``,
         ``timestamp``)."""
         database = self._schema_args(args)
-        with self.lock:
-            project = self._reachable(key, project_id)
-            branch = self._branch(project, branch_id)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
+            branch = self.shared.branch(project, branch_id)
             base_id = args.get("base_branch_id") or branch.parent_id
             if base_id is None:
                 raise InvalidRequest(MESSAGE_NO_BASE)
-            base = self._branch(project, base_id, "base branch not found")
+            base = self.shared.branch(project, base_id, "base branch not found")
             self._database_of(branch, database)
             self._database_of(base, database)
-            if self.real is not None:
-                self._refuse_unreal("a schema at a point in the past (lsn, timestamp)", any(
+            if self.shared.real is not None:
+                self.shared.refuse_unreal("a schema at a point in the past (lsn, timestamp)", any(
                     args.get(name) for name in ("timestamp", "lsn", "base_timestamp", "base_lsn")))
-                branches, now_us = self._resources(project).branches, self.now_us()
-                return {"diff": schema_diff(self.real.schema_sql(project.id, base, database, branches, now_us),
-                                            self.real.schema_sql(project.id, branch, database, branches, now_us),
+                branches, now_us = self.shared.resources(project).branches, self.shared.now_us()
+                return {"diff": schema_diff(self.shared.real.schema_sql(project.id, base, database, branches, now_us),
+                                            self.shared.real.schema_sql(project.id, branch, database, branches, now_us),
                                             database)}
-            now_us = self.now_us()
+            now_us = self.shared.now_us()
             moment = self._point(project, branch, args.get("timestamp"), args.get("lsn"), now_us)
             base_moment = self._point(project, base, args.get("base_timestamp"), args.get("base_lsn"), now_us, "base_")
             return {"diff": schema_diff(schema_sql(base.data.schema(base_moment, database)),

@@ -4,7 +4,8 @@
 """Setting a scene through the control API: users, organizations, keys of each kind, shared
 projects, projects moved between owners, projects the listings leave out.
 
-Mixed into State (state.py), whose lock, records and create_project these methods use.
+The area's object is state.scene: it gets the shared data (shared.py) and the projects area, whose
+create_project it uses.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import random
 from . import ids
 from .errors import InvalidRequest, NotFound
 from .records import KEY_KINDS, ORGANIZATION_KEY, PERSONAL_KEY, PROJECT_KEY, ROLES, Organization, User, slug
+from .shared import BOOTSTRAP_ALIAS
 
-BOOTSTRAP_ALIAS = "bootstrap"
 UNAVAILABLE_ANSWERS_MAX = 100000
 
 
@@ -43,32 +44,18 @@ def _spec(spec):
     return spec
 
 
-class SceneMixin:
+class Scene:
     """Control-API methods of State; each takes a JSON-like spec and answers JSON-like data."""
 
-    # ------------------------------------------------------------------ lookups
-    def find_user(self, reference, field="user_id"):
-        """A User by id, or the bootstrap user for "bootstrap"; 400 for anything else."""
-        with self.lock:
-            if reference == BOOTSTRAP_ALIAS:
-                reference = self.bootstrap_user_id
-            user = self.users.get(reference) if isinstance(reference, str) else None
-            if user is None:
-                raise InvalidRequest("%s: unknown user %r (a user id, or \"bootstrap\")" % (field, reference))
-            return user
-
-    def find_organization(self, org_id):
-        with self.lock:
-            org = self.organizations.get(org_id)
-            if org is None:
-                raise NotFound("organization %s not found" % org_id)
-            return org
+    def __init__(self, shared, projects):
+        self.shared = shared  # the data and helpers every area uses (shared.py)
+        self.projects = projects  # projects.py: create_project
 
     # ------------------------------------------------------------------ users
     def list_users(self):
-        with self.lock:
-            return [dict(user.control_item(), bootstrap=user.id == self.bootstrap_user_id)
-                    for user in self.users.values()]
+        with self.shared.lock:
+            return [dict(user.control_item(), bootstrap=user.id == self.shared.bootstrap_user_id)
+                    for user in self.shared.users.values()]
 
     def create_user(self, spec):
         """A new user: ``{"name", "email", "id", "org_id_required"}``, all optional."""
@@ -77,14 +64,14 @@ class SceneMixin:
         email = spec.get("email") or "%s@example.com" % slug(name)
         if not isinstance(email, str):
             raise InvalidRequest("email: must be a string")
-        with self.lock:
+        with self.shared.lock:
             user_id = spec.get("id") or ids.random_uuid()
             if not isinstance(user_id, str) or any(c.isspace() for c in user_id) or user_id == BOOTSTRAP_ALIAS:
                 raise InvalidRequest("id: must be a string without spaces (and not \"bootstrap\")")
-            if user_id in self.users:
+            if user_id in self.shared.users:
                 raise InvalidRequest("id: user %s already exists" % user_id)
-            user = User(user_id, name, email, self.now_us())
-            self.users[user.id] = user
+            user = User(user_id, name, email, self.shared.now_us())
+            self.shared.users[user.id] = user
             self._set_user_fields(user, spec)
             return user.control_item()
 
@@ -102,20 +89,20 @@ class SceneMixin:
         unknown = set(spec) - {"org_id_required", "name"}
         if unknown:
             raise InvalidRequest("unknown fields: %s" % ", ".join(sorted(unknown)))
-        with self.lock:
-            user = self.find_user(reference)
+        with self.shared.lock:
+            user = self.shared.find_user(reference)
             self._set_user_fields(user, spec)
             user.name = _name(spec, user.name)
             return user.control_item()
 
     # ------------------------------------------------------------------ organizations
     def list_organizations(self):
-        with self.lock:
-            return [self._org_item(org) for org in self.organizations.values()]
+        with self.shared.lock:
+            return [self._org_item(org) for org in self.shared.organizations.values()]
 
     def _org_item(self, org):
         return dict(org.render(), members=[{"user_id": uid, "role": role} for uid, role in org.members.items()],
-                    projects=[p.id for p in self.project_order if p.org_id == org.id])
+                    projects=[p.id for p in self.shared.project_order if p.org_id == org.id])
 
     def create_organization(self, spec):
         """An organization: ``{"id", "name", "plan", "admins", "members", "projects"}``.
@@ -136,31 +123,31 @@ class SceneMixin:
         if isinstance(projects, bool) or not isinstance(projects, (int, list)) or \
                 (isinstance(projects, int) and not 0 <= projects <= 1000):
             raise InvalidRequest("projects: must be a number (0-1000) or a list of project specs")
-        with self.lock:
-            users = [(self.find_user(ref, "admins"), "admin") for ref in admins] + \
-                    [(self.find_user(ref, "members"), "member") for ref in members]
+        with self.shared.lock:
+            users = [(self.shared.find_user(ref, "admins"), "admin") for ref in admins] + \
+                    [(self.shared.find_user(ref, "members"), "member") for ref in members]
             org_id = spec.get("id")
             if org_id is not None:
                 if not isinstance(org_id, str) or not ids.ID_RE.match(org_id):
                     raise InvalidRequest("id: must match ^[a-z0-9-]{1,60}$")
-                if org_id in self.organizations:
+                if org_id in self.shared.organizations:
                     raise InvalidRequest("id: organization %s already exists" % org_id)
             else:
                 rng = random.SystemRandom()
                 org_id = ids.org_id(rng)
-                while org_id in self.organizations:
+                while org_id in self.shared.organizations:
                     org_id = ids.org_id(rng)
-            org = Organization(org_id, name, self.now_us(), plan=plan)
+            org = Organization(org_id, name, self.shared.now_us(), plan=plan)
             for user, role in users:
                 org.members.setdefault(user.id, role)
-            self.organizations[org.id] = org
+            self.shared.organizations[org.id] = org
             specs = projects if isinstance(projects, list) else \
                 [{"name": "%s-project-%d" % (slug(name), number)} for number in range(1, projects + 1)]
             created = []
             for project_spec in specs:
                 if not isinstance(project_spec, dict):
                     raise InvalidRequest("projects: each project spec must be an object")
-                created.append(self.create_project(dict(project_spec, org_id=org.id)))
+                created.append(self.projects.create_project(dict(project_spec, org_id=org.id)))
             return dict(self._org_item(org), projects=created)
 
     def add_member(self, org_id, spec):
@@ -169,20 +156,20 @@ class SceneMixin:
         role = spec.get("role", "member")
         if role not in ROLES:
             raise InvalidRequest("role: must be one of %s" % ", ".join(ROLES))
-        with self.lock:
-            org = self.find_organization(org_id)
-            user = self.find_user(spec.get("user_id"))
+        with self.shared.lock:
+            org = self.shared.find_organization(org_id)
+            user = self.shared.find_user(spec.get("user_id"))
             org.members[user.id] = role
-            org.updated_us = self.now_us()
+            org.updated_us = self.shared.now_us()
             return self._org_item(org)
 
     def remove_member(self, org_id, reference):
-        with self.lock:
-            org = self.find_organization(org_id)
-            user = self.find_user(reference)
+        with self.shared.lock:
+            org = self.shared.find_organization(org_id)
+            user = self.shared.find_user(reference)
             if org.members.pop(user.id, None) is None:
                 raise NotFound("user %s is not a member of %s" % (user.id, org_id))
-            org.updated_us = self.now_us()
+            org.updated_us = self.shared.now_us()
             return self._org_item(org)
 
     # ------------------------------------------------------------------ keys
@@ -199,17 +186,17 @@ class SceneMixin:
         if kind not in KEY_KINDS:
             raise InvalidRequest("kind: must be one of %s" % ", ".join(KEY_KINDS))
         name = spec.get("name", "%s-key" % kind)
-        self._check_key_name(name)
-        with self.lock:
+        self.shared.check_key_name(name)
+        with self.shared.lock:
             org_id = spec.get("org_id")
             project_id = spec.get("project_id")
             if kind == PERSONAL_KEY:
                 if org_id is not None or project_id is not None:
                     raise InvalidRequest("a personal key has no org_id or project_id")
-                user = self.find_user(spec.get("user_id", BOOTSTRAP_ALIAS))
-                return self._secret_item(self._add_key(name, user.ref()))
+                user = self.shared.find_user(spec.get("user_id", BOOTSTRAP_ALIAS))
+                return self._secret_item(self.shared.add_key(name, user.ref()))
             if kind == PROJECT_KEY:
-                project = self.projects.get(project_id) if isinstance(project_id, str) else None
+                project = self.shared.projects.get(project_id) if isinstance(project_id, str) else None
                 if project is None or project.org_id is None:
                     raise InvalidRequest("project_id: must name a project of an organization")
                 if org_id is not None and org_id != project.org_id:
@@ -219,18 +206,18 @@ class SceneMixin:
                 raise InvalidRequest("an organization key has no project_id (use kind \"project\")")
             if not isinstance(org_id, str):
                 raise InvalidRequest("org_id: required for an organization key")
-            org = self.find_organization(org_id)
+            org = self.shared.find_organization(org_id)
             if "user_id" in spec:
-                creator = self.find_user(spec["user_id"])
+                creator = self.shared.find_user(spec["user_id"])
             elif org.admins():
-                creator = self.users[org.admins()[0]]
+                creator = self.shared.users[org.admins()[0]]
             else:
                 raise InvalidRequest("user_id: organization %s has no admin to create the key" % org_id)
             role = org.role_of(creator.id)
             if role is None or (kind == ORGANIZATION_KEY and role != "admin"):
                 raise InvalidRequest("user_id: %s is not %s of %s" % (
                     creator.id, "an admin" if kind == ORGANIZATION_KEY else "a member", org_id))
-            return self._secret_item(self._add_key(name, creator.ref(), kind, org_id, project_id))
+            return self._secret_item(self.shared.add_key(name, creator.ref(), kind, org_id, project_id))
 
     @staticmethod
     def _secret_item(key):
@@ -240,9 +227,9 @@ class SceneMixin:
     def share_project(self, project_id, spec):
         """Share a project with a user (it then appears in that user's GET /projects/shared)."""
         spec = _spec(spec)
-        with self.lock:
-            project = self._project(project_id)
-            user = self.find_user(spec.get("user_id", BOOTSTRAP_ALIAS))
+        with self.shared.lock:
+            project = self.shared.project(project_id)
+            user = self.shared.find_user(spec.get("user_id", BOOTSTRAP_ALIAS))
             project.shared_with.add(user.id)
             return {"project_id": project.id, "shared_with": sorted(project.shared_with)}
 
@@ -252,28 +239,28 @@ class SceneMixin:
         spec = _spec(spec)
         if "org_id" not in spec:
             raise InvalidRequest("org_id: required (an organization id, or null for a personal project)")
-        with self.lock:
-            project = self._project(project_id)
+        with self.shared.lock:
+            project = self.shared.project(project_id)
             org_id = spec["org_id"]
             if org_id is None:
-                owner = self.find_user(spec.get("owner", BOOTSTRAP_ALIAS), "owner")
+                owner = self.shared.find_user(spec.get("owner", BOOTSTRAP_ALIAS), "owner")
                 project.data.pop("org_id", None)
             else:
-                org = self.find_organization(org_id)
+                org = self.shared.find_organization(org_id)
                 if "owner" in spec:
-                    owner = self.find_user(spec["owner"], "owner")
+                    owner = self.shared.find_user(spec["owner"], "owner")
                 elif org.admins():
-                    owner = self.users[org.admins()[0]]
+                    owner = self.shared.users[org.admins()[0]]
                 else:
-                    owner = self.users[project.owner_id]
+                    owner = self.shared.users[project.owner_id]
                 project.data["org_id"] = org.id
             project.data["owner_id"] = owner.id
             return project.render()
 
     # ------------------------------------------------------------------ unavailable projects
     def list_unavailable(self):
-        with self.lock:
-            return [{"project_id": pid, "answers_left": left} for pid, left in self.unavailable.items()]
+        with self.shared.lock:
+            return [{"project_id": pid, "answers_left": left} for pid, left in self.shared.unavailable.items()]
 
     def set_unavailable(self, spec):
         """Leave projects out of the next ``answers`` listings that would hold them (null: every one).
@@ -289,16 +276,16 @@ class SceneMixin:
                                     or not 1 <= answers <= UNAVAILABLE_ANSWERS_MAX):
             raise InvalidRequest("answers: must be an integer from 1 to %d, or null (every answer)"
                                  % UNAVAILABLE_ANSWERS_MAX)
-        with self.lock:
+        with self.shared.lock:
             for project_id in project_ids:
-                if project_id not in self.projects:
+                if project_id not in self.shared.projects:
                     raise InvalidRequest("project_ids: unknown project %s" % project_id)
             for project_id in project_ids:
-                self.unavailable[project_id] = answers
+                self.shared.unavailable[project_id] = answers
             return self.list_unavailable()
 
     def clear_unavailable(self):
-        with self.lock:
-            removed = len(self.unavailable)
-            self.unavailable = {}
+        with self.shared.lock:
+            removed = len(self.shared.unavailable)
+            self.shared.unavailable = {}
             return removed

@@ -4,7 +4,7 @@
 """A scene from a file: users, organizations, projects with their branches, and API keys, set on
 top of the seeded state (``--scene FILE``, the pytest plugin's ``neon_simulator_scene``).
 
-It does what the control API does to set a scene (scene.py: users, organizations, keys; State's
+It does what the control API does to set a scene (scene.py: users, organizations, keys; projects.py's
 create_project; the API's own branch creation), in the file's order: users, organizations (and their
 projects), projects, keys. The format (README, "Scene files"):
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import os
 
-from .scene import BOOTSTRAP_ALIAS
+from .shared import BOOTSTRAP_ALIAS
 
 SECTIONS = ("users", "organizations", "projects", "keys")
 USER_FIELDS = ("id", "name", "email", "org_id_required")
@@ -125,15 +125,15 @@ class _Scene:
 
     def user(self, reference, where):
         """A user reference of the file (bootstrap, an id, an email) as the simulator's methods take it."""
-        if reference == BOOTSTRAP_ALIAS or (isinstance(reference, str) and reference in self.state.users):
+        if reference == BOOTSTRAP_ALIAS or (isinstance(reference, str) and reference in self.state.shared.users):
             return reference
-        for user in self.state.users.values():
+        for user in self.state.shared.users.values():
             if isinstance(reference, str) and user.email == reference:
                 return user.id
         raise SceneError("%s: unknown user %r (\"bootstrap\", a user id, or a user's email)" % (where, reference))
 
     def add_user(self, entry, where):
-        self.call(where, self.state.create_user, dict(_fields(entry, USER_FIELDS, where)))
+        self.call(where, self.state.scene.create_user, dict(_fields(entry, USER_FIELDS, where)))
         self.counts["users"] += 1
 
     def add_organization(self, entry, where):
@@ -144,7 +144,7 @@ class _Scene:
                 spec[role] = [self.user(ref, "%s.%s[%d]" % (where, role, number))
                               for number, ref in enumerate(_list(spec, role, where))]
         spec["projects"] = 0
-        org = self.call(where, self.state.create_organization, spec)
+        org = self.call(where, self.state.scene.create_organization, spec)
         self.counts["organizations"] += 1
         for number, project in enumerate(projects):
             project_where = "%s.projects[%d]" % (where, number)
@@ -160,11 +160,11 @@ class _Scene:
         spec.pop("shared_with", None)
         if "owner" in spec:
             spec["owner"] = self.user(spec["owner"], where + ".owner")
-        project = self.call(where, self.state.create_project, spec)
+        project = self.call(where, self.state.projects.create_project, spec)
         self.counts["projects"] += 1
         for number, reference in enumerate(shared_with):
             user = self.user(reference, "%s.shared_with[%d]" % (where, number))
-            self.call(where, self.state.share_project, project["id"], {"user_id": user})
+            self.call(where, self.state.scene.share_project, project["id"], {"user_id": user})
         for number, branch in enumerate(branches):
             self.add_branch(project["id"], branch, "%s.branches[%d]" % (where, number))
 
@@ -177,7 +177,7 @@ class _Scene:
         compute = spec.get("compute", True)
         if not isinstance(compute, bool):
             raise SceneError("%s.compute: must be true or false" % where)
-        branches = self.call(where, self.state.api_list_branches, None, project_id, {})["branches"]
+        branches = self.call(where, self.state.provisioning.api_list_branches, None, project_id, {})["branches"]
         parent = spec.get("parent")
         if parent is None:
             parent_id = next(branch["id"] for branch in branches if branch.get("default"))
@@ -193,9 +193,9 @@ class _Scene:
         if compute:
             body["endpoints"] = [{"type": "read_write"}]
         # create_branch, and start_compute for its compute: both ended when made
-        self.state.next_operations.add({"action": "*", "project_id": project_id, "count": 2 if compute else 1,
-                                        "duration": 0}, self.state.check_operation_fields)
-        self.call(where, self.state.api_create_branch, None, project_id, body)
+        self.state.shared.next_operations.add({"action": "*", "project_id": project_id, "count": 2 if compute else 1,
+                                               "duration": 0}, self.state.provisioning.check_operation_fields)
+        self.call(where, self.state.provisioning.api_create_branch, None, project_id, body)
         self.counts["branches"] += 1
 
     def add_key(self, entry, where):
@@ -203,17 +203,17 @@ class _Scene:
         secret = spec.pop("key", None)
         if secret is not None and (not isinstance(secret, str) or not secret or any(c.isspace() for c in secret)):
             raise SceneError("%s.key: must be a non-empty string without whitespace" % where)
-        if secret is not None and secret in self.state.keys_by_secret:
+        if secret is not None and secret in self.state.shared.keys_by_secret:
             raise SceneError("%s.key: already the secret of another key" % where)
         if "user_id" in spec:
             spec["user_id"] = self.user(spec["user_id"], where + ".user_id")
-        made = self.call(where, self.state.control_create_key, spec)
+        made = self.call(where, self.state.scene.control_create_key, spec)
         if secret is not None:
             # the secret the file gives, in place of the random one control_create_key drew
-            key = self.state.keys[made["id"]]
-            del self.state.keys_by_secret[key.secret]
+            key = self.state.shared.keys[made["id"]]
+            del self.state.shared.keys_by_secret[key.secret]
             key.secret = secret
-            self.state.keys_by_secret[secret] = key
+            self.state.shared.keys_by_secret[secret] = key
         self.counts["keys"] += 1
 
 

@@ -171,7 +171,7 @@ class Simulator:
             self._thread = None
         real, self.state.real = self.state.real, None
         if real is not None:  # a stopped simulator has no real computes (a start makes new ones)
-            real.close(self.state)
+            real.close(self.state.shared)
 
     def __enter__(self):
         self.start()
@@ -211,7 +211,7 @@ class Simulator:
     @property
     def org_id(self):
         """The seeded organization, ``org-calm-tree-21298941`` (its admin: the bootstrap key's user)."""
-        return self.state.org_id
+        return self.state.shared.org_id
 
     # ------------------------------------------------------------------ control
     def reset(self):
@@ -224,19 +224,19 @@ class Simulator:
         ``sim.start_operations(pid, action="create_branch", duration=0.3, outcome="failed", count=2)``
         or ``sim.start_operations(pid, [{"action": ...}, {...}])``. Returns the operations.
         """
-        return self.state.start_operations(project_id, operations if operations is not None else [spec])
+        return self.state.operations.start_operations(project_id, operations if operations is not None else [spec])
 
     def add_history(self, project_id, count, days=30.0, seed=None):
         """Add ``count`` ended operations over the past ``days`` days (bulk load, e.g. 10,000 for paging)."""
-        return self.state.add_history(project_id, count, days, seed)
+        return self.state.operations.add_history(project_id, count, days, seed)
 
     def create_project(self, **spec):
         """A project: ``name``, ``region_id``, ``pg_version``, ``id``, ``org_id``, ``owner`` (see README)."""
-        return self.state.create_project(spec)
+        return self.state.projects.create_project(spec)
 
     def create_projects(self, count, **spec):
         """``count`` projects at once: ``name_prefix``, ``org_id``, ``owner``, ``region_id``, ``pg_version``."""
-        return self.state.create_projects(dict(spec, count=count))
+        return self.state.projects.create_projects(dict(spec, count=count))
 
     def release_operations(self, project_id, operation_id=None, **end):
         """End held operations now: one by id, or every held one of the project.
@@ -244,59 +244,59 @@ class Simulator:
         ``end`` may hold ``outcome``, ``error``, ``failures_count`` and ``after`` (seconds).
         Returns the released operations.
         """
-        return self.state.release_operations(project_id, operation_id, end)
+        return self.state.operations.release_operations(project_id, operation_id, end)
 
     # ------------------------------------------------------------------ provisioning
     def script_operations(self, action="*", **spec):
         """Script the next operations the API starts: ``action`` (or "*"), ``project_id``, ``count`` and the
         fields of :meth:`start_operations` (``outcome``, ``hold``, ``duration``...). Returns the plan."""
-        return self.state.next_operations.add(dict(spec, action=action), self.state.check_operation_fields)
+        return self.state.shared.next_operations.add(dict(spec, action=action), self.state.provisioning.check_operation_fields)
 
     def set_limits(self, **limits):
         """Plan limits: ``max_projects``, ``max_branches``, ``max_history_retention_seconds`` (None: no limit),
         ``suspend_timeout_changeable``. Returns them all."""
-        return self.state.limits.update(limits)
+        return self.state.shared.limits.update(limits)
 
     def set_store_passwords(self, project_id, value):
-        return self.state.set_store_passwords(project_id, value)
+        return self.state.provisioning.set_store_passwords(project_id, value)
 
     def password_valid(self, project_id, branch_id, role_name, password):
         """Whether ``password`` lets ``role_name`` log in to the branch now (a reset's old one until it ends)."""
-        return self.state.password_valid(project_id, branch_id, role_name, password)
+        return self.state.catalog.password_valid(project_id, branch_id, role_name, password)
 
     # ------------------------------------------------------------------ scenes: users, organizations, keys
     def create_user(self, **spec):
         """A user: ``name``, ``email``, ``id``, ``org_id_required`` ("auto", True, False)."""
-        return self.state.create_user(spec)
+        return self.state.scene.create_user(spec)
 
     def update_user(self, user_id="bootstrap", **spec):
         """Change ``org_id_required`` or ``name`` of a user ("bootstrap": the seeded user)."""
-        return self.state.update_user(user_id, spec)
+        return self.state.scene.update_user(user_id, spec)
 
     def users(self):
-        return self.state.list_users()
+        return self.state.scene.list_users()
 
     def create_organization(self, **spec):
         """An organization: ``name``, ``id``, ``plan``, ``admins``, ``members``, ``projects`` (see README)."""
-        return self.state.create_organization(spec)
+        return self.state.scene.create_organization(spec)
 
     def add_member(self, org_id, user_id, role="member"):
-        return self.state.add_member(org_id, {"user_id": user_id, "role": role})
+        return self.state.scene.add_member(org_id, {"user_id": user_id, "role": role})
 
     def remove_member(self, org_id, user_id):
-        return self.state.remove_member(org_id, user_id)
+        return self.state.scene.remove_member(org_id, user_id)
 
     def organizations(self):
-        return self.state.list_organizations()
+        return self.state.scene.list_organizations()
 
     def create_key(self, kind="personal", **spec):
         """A key of any kind, with its secret in ``key``: ``name``, ``user_id``, ``org_id``, ``project_id``."""
-        return self.state.control_create_key(dict(spec, kind=kind))
+        return self.state.scene.control_create_key(dict(spec, kind=kind))
 
     def age_key(self, key_id, **spec):
         """Move a key's creation and last use into the past: ``created_days_ago``, ``last_used_days_ago``
         (None: never used). Returns the key as :meth:`keys` shows it."""
-        return self.state.age_key(key_id, spec)
+        return self.state.keys.age_key(key_id, spec)
 
     def add_barrier(self, **spec):
         """Hold the next ``parties`` requests matching ``method`` and ``path`` (a glob) until all have arrived."""
@@ -310,21 +310,21 @@ class Simulator:
         self.app.barriers.clear()
 
     def share_project(self, project_id, user_id="bootstrap"):
-        return self.state.share_project(project_id, {"user_id": user_id})
+        return self.state.scene.share_project(project_id, {"user_id": user_id})
 
     def transfer_project(self, project_id, org_id, owner=None):
         """Move a project into ``org_id``, or to ``owner``'s personal projects when ``org_id`` is None."""
         spec = {"org_id": org_id}
         if owner is not None:
             spec["owner"] = owner
-        return self.state.transfer_project(project_id, spec)
+        return self.state.scene.transfer_project(project_id, spec)
 
     def set_unavailable(self, project_ids, answers=1):
         """Leave these projects out of the next ``answers`` listings that hold them (None: of every one)."""
-        return self.state.set_unavailable({"project_ids": list(project_ids), "answers": answers})
+        return self.state.scene.set_unavailable({"project_ids": list(project_ids), "answers": answers})
 
     def clear_unavailable(self):
-        return self.state.clear_unavailable()
+        return self.state.scene.clear_unavailable()
 
     def set_rate_limits(self, **spec):
         """``per_route``, ``org_key_create`` (requests per second, None: off), ``org_key_create_burst``."""
@@ -352,7 +352,7 @@ class Simulator:
 
     def keys(self, kind=None):
         """Every key including revoked ones (of one ``kind``, if given), without secrets."""
-        return self.state.all_keys(kind)
+        return self.state.keys.all_keys(kind)
 
     def advance_clock(self, seconds):
         self.clock.advance(seconds)

@@ -2,10 +2,10 @@
 # Copyright: (c) 2026, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The project permissions (sharing a project by email) and an organization's members and invitations: State's
-half (governance-recovery-api-notes.md sections 2 and 4, "the notes").
+area (governance-recovery-api-notes.md sections 2 and 4, "the notes").
 
-Mixed into State (state.py): every ``api_*`` method takes the authenticating key, holds the state's
-lock and answers JSON-like data; ``_reset_sharing`` puts the seeded state back.
+The area's object (state.sharing, given the shared data and helpers of shared.py): every ``api_*`` method takes the
+authenticating key, holds the state's lock and answers JSON-like data; ``reset`` puts the seeded state back.
 
 Permissions. A grant is kept per project in the order it was made. A grant to the email of a
 simulated user (compared without case) puts the user in the project's ``shared_with``, so that the
@@ -110,10 +110,13 @@ class Grant:
         return item
 
 
-class SharingMixin:
-    """The sharing half of State (see the module's text)."""
+class Sharing:
+    """The sharing area of State (see the module's text)."""
 
-    def _reset_sharing(self):
+    def __init__(self, shared):
+        self.shared = shared  # the data and helpers every area uses (shared.py)
+
+    def reset(self):
         """Back to the seeded state (called by State.reset, with the lock held)."""
         self.grants = {}            # project id -> [Grant], in the order made (revoked ones kept, not listed)
         self.member_records = {}    # (org id, user id) -> {"id": member id, "joined_us": ...}
@@ -123,14 +126,14 @@ class SharingMixin:
     # ------------------------------------------------------------------ helpers (lock held)
     def _user_by_email(self, email):
         wanted = email_key(email)
-        return next((user for user in self.users.values() if email_key(user.email) == wanted), None)
+        return next((user for user in self.shared.users.values() if email_key(user.email) == wanted), None)
 
     def _active_grants(self, project):
         """The project's active grants, those of users it was shared with through the control API added."""
         grants = self.grants.setdefault(project.id, [])
         covered = {email_key(grant.email) for grant in grants if grant.revoked_us is None}
         for user_id in sorted(project.shared_with):
-            user = self.users.get(user_id)
+            user = self.shared.users.get(user_id)
             if user is not None and email_key(user.email) not in covered:
                 grants.append(Grant(user.email, project.created_us))
                 covered.add(email_key(user.email))
@@ -152,13 +155,13 @@ class SharingMixin:
 
     def _organization(self, key, org_id):
         """(organization, the key's role in it) or the refusal (access.py)."""
-        role = access.organization_role(self, key, org_id)
-        return self.organizations[org_id], role
+        role = access.organization_role(self.shared, key, org_id)
+        return self.shared.organizations[org_id], role
 
     def _member_record(self, org, user_id):
         record = self.member_records.get((org.id, user_id))
         if record is None:
-            user = self.users.get(user_id)
+            user = self.shared.users.get(user_id)
             joined = max(org.created_us, user.created_us if user is not None else org.created_us)
             record = {"id": ids.random_uuid(), "joined_us": joined}
             self.member_records[(org.id, user_id)] = record
@@ -178,8 +181,8 @@ class SharingMixin:
 
     def _join(self, org, user, role):
         org.members[user.id] = role
-        org.updated_us = self.now_us()
-        self.member_records[(org.id, user.id)] = {"id": ids.random_uuid(), "joined_us": self.now_us()}
+        org.updated_us = self.shared.now_us()
+        self.member_records[(org.id, user.id)] = {"id": ids.random_uuid(), "joined_us": self.shared.now_us()}
 
     def _pending(self, org_id):
         return self.invitations.setdefault(org_id, [])
@@ -203,14 +206,14 @@ class SharingMixin:
     # ------------------------------------------------------------------ permissions
     def api_list_permissions(self, key, project_id):
         """GET /projects/{project_id}/permissions."""
-        with self.lock:
-            project = access.check_project(self, key, project_id)
+        with self.shared.lock:
+            project = access.check_project(self.shared, key, project_id)
             return {"project_permissions": [grant.render() for grant in self._active_grants(project)]}
 
     def api_grant_permission(self, key, project_id, body):
         """POST /projects/{project_id}/permissions ``{"email"}``: the grant (not wrapped)."""
-        with self.lock:
-            project = access.check_project(self, key, project_id)
+        with self.shared.lock:
+            project = access.check_project(self.shared, key, project_id)
             if "email" not in body:
                 raise InvalidRequest("email: field is required")
             email = _check_email(body["email"], "email")
@@ -219,38 +222,38 @@ class SharingMixin:
                 raise Conflict(MESSAGE_GRANT_EXISTS)
             if existing and self.duplicate_grant == "existing":
                 return existing[0].render()
-            grant = Grant(email, self.now_us())
+            grant = Grant(email, self.shared.now_us())
             self.grants[project.id].append(grant)
             self._share_with_user_of(project, email)
             return grant.render()
 
     def api_revoke_permission(self, key, project_id, permission_id):
         """DELETE /projects/{project_id}/permissions/{permission_id}: the grant with ``revoked_at``."""
-        with self.lock:
-            project = access.check_project(self, key, project_id)
+        with self.shared.lock:
+            project = access.check_project(self.shared, key, project_id)
             grant = next((grant for grant in self._active_grants(project) if grant.id == permission_id), None)
             if grant is None:
                 raise NotFound(MESSAGE_PERMISSION_NOT_FOUND)
-            grant.revoked_us = self.now_us()
+            grant.revoked_us = self.shared.now_us()
             self._unshare_if_last(project, grant.email)
             return grant.render()
 
     # ------------------------------------------------------------------ members
     def api_list_members(self, key, org_id):
         """GET /organizations/{org_id}/members: ``{"members": [{"member": Member, "user": {"email"}}]}``."""
-        with self.lock:
+        with self.shared.lock:
             org, _role = self._organization(key, org_id)
             return {"members": [{"member": self._render_member(org, user_id),
-                                 "user": {"email": self.users[user_id].email}} for user_id in org.members]}
+                                 "user": {"email": self.shared.users[user_id].email}} for user_id in org.members]}
 
     def api_get_member(self, key, org_id, member_id):
-        with self.lock:
+        with self.shared.lock:
             org, _role = self._organization(key, org_id)
             return self._render_member(org, self._member_by_id(org, member_id))
 
     def api_update_member(self, key, org_id, member_id, body):
         """PATCH .../members/{member_id} ``{"role"}``: the Member. Admins only; never the only admin demoted."""
-        with self.lock:
+        with self.shared.lock:
             org, role = self._organization(key, org_id)
             self._require_admin(role)
             if "role" not in body:
@@ -261,12 +264,12 @@ class SharingMixin:
                 raise Conflict(MESSAGE_ONLY_ADMIN_DOWNGRADE)
             if org.members[user_id] != new_role:
                 org.members[user_id] = new_role
-                org.updated_us = self.now_us()
+                org.updated_us = self.shared.now_us()
             return self._render_member(org, user_id)
 
     def api_remove_member(self, key, org_id, member_id):
         """DELETE .../members/{member_id}: ``{}``. A personal key of an admin; never the only admin."""
-        with self.lock:
+        with self.shared.lock:
             org, role = self._organization(key, org_id)
             self._require_personal(key)
             self._require_admin(role)
@@ -275,27 +278,27 @@ class SharingMixin:
                 raise Conflict(MESSAGE_ONLY_ADMIN_REMOVE)
             del org.members[user_id]
             self.member_records.pop((org.id, user_id), None)
-            org.updated_us = self.now_us()
+            org.updated_us = self.shared.now_us()
             return {}
 
     # ------------------------------------------------------------------ invitations
     def api_list_invitations(self, key, org_id):
         """GET /organizations/{org_id}/invitations: the pending ones."""
-        with self.lock:
+        with self.shared.lock:
             org, _role = self._organization(key, org_id)
             return {"invitations": [self._render_invitation(item) for item in self._pending(org.id)]}
 
     def api_create_invitations(self, key, org_id, body):
         """POST /organizations/{org_id}/invitations ``{"invitations": [{"email", "role"}]}``: every
         invitation made; an existing user's joins at once. All or nothing."""
-        with self.lock:
+        with self.shared.lock:
             org, role = self._organization(key, org_id)
             self._require_personal(key)
             self._require_admin(role)
             items = body.get("invitations")
             if not isinstance(items, list) or not items:
                 raise InvalidRequest("invitations: must be a non-empty list")
-            members = {email_key(self.users[user_id].email) for user_id in org.members}
+            members = {email_key(self.shared.users[user_id].email) for user_id in org.members}
             pending = {email_key(item["email"]) for item in self._pending(org.id)}
             seen = set()
             wanted = []
@@ -315,7 +318,7 @@ class SharingMixin:
             made = []
             for email, wanted_role in wanted:
                 invitation = {"id": ids.random_uuid(), "email": email, "org_id": org.id, "invited_by": key.owner_id,
-                              "invited_us": self.now_us(), "role": wanted_role}
+                              "invited_us": self.shared.now_us(), "role": wanted_role}
                 made.append(invitation)
                 user = self._user_by_email(email)
                 if user is not None:
@@ -326,7 +329,7 @@ class SharingMixin:
 
     # ------------------------------------------------------------------ control API
     def sharing_settings(self):
-        with self.lock:
+        with self.shared.lock:
             return {"duplicate_grant": self.duplicate_grant}
 
     def set_sharing_settings(self, spec):
@@ -336,7 +339,7 @@ class SharingMixin:
         unknown = set(spec) - {"duplicate_grant"}
         if unknown:
             raise InvalidRequest("unknown fields: %s" % ", ".join(sorted(unknown)))
-        with self.lock:
+        with self.shared.lock:
             if "duplicate_grant" in spec:
                 if spec["duplicate_grant"] not in DUPLICATE_GRANT_ANSWERS:
                     raise InvalidRequest("duplicate_grant: must be one of %s" % ", ".join(DUPLICATE_GRANT_ANSWERS))
@@ -345,24 +348,24 @@ class SharingMixin:
 
     def all_grants(self, project_id):
         """Every grant of a project ever made, revoked ones too, in the order made (tests look inside)."""
-        with self.lock:
-            project = self._project(project_id)
+        with self.shared.lock:
+            project = self.shared.project(project_id)
             self._active_grants(project)
             return [grant.render() for grant in self.grants[project.id]]
 
     def accept_invitation(self, org_id, invitation_id):
         """A pending invitation accepted: its email's user (made now when there is none) joins with its role.
         Answers ``{"member": Member, "user": the user}``."""
-        with self.lock:
-            org = self.find_organization(org_id)
+        with self.shared.lock:
+            org = self.shared.find_organization(org_id)
             pending = self._pending(org.id)
             invitation = next((item for item in pending if item["id"] == invitation_id), None)
             if invitation is None:
                 raise NotFound(MESSAGE_INVITATION_NOT_FOUND)
             user = self._user_by_email(invitation["email"])
             if user is None:
-                user = User(ids.random_uuid(), invitation["email"].split("@")[0], invitation["email"], self.now_us())
-                self.users[user.id] = user
+                user = User(ids.random_uuid(), invitation["email"].split("@")[0], invitation["email"], self.shared.now_us())
+                self.shared.users[user.id] = user
             pending.remove(invitation)
             self._join(org, user, invitation["role"])
             return {"member": self._render_member(org, user.id), "user": user.control_item()}

@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The snapshots (create, list, rename, delete, restore, finalize) and a branch's backup schedule: State's half
+"""The snapshots (create, list, rename, delete, restore, finalize) and a branch's backup schedule: State's area
 (governance-recovery-api-notes.md section 6, "the notes").
 
-Mixed into State (state.py): every ``api_*`` method takes the authenticating key, holds the state's
-lock and answers JSON-like data; ``_reset_snapshots`` puts the seeded state back.
+The area's object (state.snapshots, given the shared data and helpers of shared.py): every ``api_*`` method takes the
+authenticating key, holds the state's lock and answers JSON-like data; ``reset`` puts the seeded state back.
 
 A snapshot keeps its source branch's data stand-in (history.py) as it was at the snapshot's moment,
 and the branch's roles (with their passwords) and databases. A restore makes a new root branch
@@ -14,7 +14,7 @@ target branch's computes to it (they restart: operations), gives it the target's
 default flag, protection and backup schedule) and renames the target, so that the target's connection
 string (same compute host, same roles) now reaches the snapshot's data.
 
-Each project's snapshots, pending restores and schedules are a ``SnapshotBook`` in ``State.snapshot_books``
+Each project's snapshots, pending restores and schedules are a ``SnapshotBook`` in ``Shared.snapshot_books`` (shared.py)
 (keyed by project id): the Project record (records.py) has fixed slots.
 
 CHOICES (the notes say "unknown" or nothing; tests/simulator/README.md, "Snapshots and backup schedules"):
@@ -199,26 +199,29 @@ def check_schedule(body):
     return checked
 
 
-class SnapshotsMixin:
-    """The snapshots half of State (see the module's text)."""
+class Snapshots:
+    """The snapshots area of State (see the module's text)."""
 
-    def _reset_snapshots(self):
+    def __init__(self, shared):
+        self.shared = shared  # the data and helpers every area uses (shared.py)
+
+    def reset(self):
         """Back to the seeded state (called by State.reset, with the lock held)."""
-        self.snapshot_books = {}
+        self.shared.snapshot_books = {}
 
     # ------------------------------------------------------------------ plumbing
     def _book(self, project):
-        book = self.snapshot_books.get(project.id)
+        book = self.shared.snapshot_books.get(project.id)
         if book is None:
-            book = self.snapshot_books[project.id] = SnapshotBook()
+            book = self.shared.snapshot_books[project.id] = SnapshotBook()
         return book
 
     def _paid(self, project):
-        org = self.organizations.get(project.org_id) if project.org_id else None
+        org = self.shared.organizations.get(project.org_id) if project.org_id else None
         return _subscription_type(org) not in FREE_SUBSCRIPTIONS
 
     def _snapshot(self, project, snapshot_id_):
-        for snapshot in self._book(project).live(self.now_us()):
+        for snapshot in self._book(project).live(self.shared.now_us()):
             if snapshot.id == snapshot_id_:
                 return snapshot
         raise NotFound("snapshot not found")
@@ -226,13 +229,13 @@ class SnapshotsMixin:
     def _check_snapshot_name(self, project, name, snapshot=None):
         if not isinstance(name, str) or not 1 <= len(name) <= SNAPSHOT_NAME_MAX:
             raise InvalidRequest("name: must be a string of 1 to %d characters" % SNAPSHOT_NAME_MAX)
-        for other in self._book(project).live(self.now_us()):
+        for other in self._book(project).live(self.shared.now_us()):
             if other.name == name and other is not snapshot:
                 raise Conflict(MESSAGE_SNAPSHOT_EXISTS % name)
 
     def _snapshot_moment(self, project, branch, timestamp, lsn, now_us):
         """The moment a snapshot's ``timestamp`` or ``lsn`` names (now when neither), inside the restore window."""
-        moment = self._moment(timestamp or None, lsn or None, now_us)  # recovery.py: one reading of a point
+        moment = self.shared.moment(timestamp or None, lsn or None, now_us)  # recovery.py: one reading of a point
         window = int(project.data.get("history_retention_seconds", 86400))
         oldest = max(now_us - window * _US, branch.created_us)
         if not oldest <= moment <= now_us:
@@ -246,12 +249,12 @@ class SnapshotsMixin:
         body is ignored, as the live service does). 200 ``{snapshot, operations}``."""
         name = args.get("name") or None
         expires_us = _timestamp_arg(args.get("expires_at"), "expires_at")
-        with self.lock:
-            project = self._reachable(key, project_id)
-            self._refuse_unreal("a snapshot at a point in the past (timestamp, lsn)",
-                                bool(args.get("timestamp") or args.get("lsn")))
-            branch = self._branch(project, branch_id)
-            now_us = self.now_us()
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
+            self.shared.refuse_unreal("a snapshot at a point in the past (timestamp, lsn)",
+                                      bool(args.get("timestamp") or args.get("lsn")))
+            branch = self.shared.branch(project, branch_id)
+            now_us = self.shared.now_us()
             if branch.parent_id is not None:
                 raise InvalidRequest(MESSAGE_ROOT_ONLY % (branch.id, branch.parent_id))
             moment = self._snapshot_moment(project, branch, args.get("timestamp"), args.get("lsn"), now_us)
@@ -263,12 +266,12 @@ class SnapshotsMixin:
             limit = MANUAL_LIMITS["paid" if self._paid(project) else "free"]
             if sum(1 for snapshot in book.live(now_us) if snapshot.manual) >= limit:
                 raise with_code(Unprocessable(MESSAGE_SNAPSHOTS_LIMIT % limit), CODE_SNAPSHOTS_LIMIT)
-            ops = self._run(project, [("create_timeline", branch.id, None)], now_us)
+            ops = self.shared.run(project, [("create_timeline", branch.id, None)], now_us)
             snapshot = Snapshot(snapshot_id(random.SystemRandom()), name, branch, moment, now_us, expires_us, True)
-            if self.real is not None:  # its data: the branch's as of now
-                self.real.take_snapshot(project.id, branch, snapshot.id, self._resources(project).branches)
+            if self.shared.real is not None:  # its data: the branch's as of now
+                self.shared.real.take_snapshot(project.id, branch, snapshot.id, self.shared.resources(project).branches)
             book.snapshots[snapshot.id] = snapshot
-            return {"snapshot": snapshot.render(), "operations": self._rendered(ops)}
+            return {"snapshot": snapshot.render(), "operations": self.shared.rendered(ops)}
 
     def take_scheduled_snapshot(self, project_id, branch_id, spec):
         """Control API: a scheduled snapshot of the branch now (``manual: false``), as a backup schedule takes one;
@@ -278,31 +281,31 @@ class SnapshotsMixin:
         retention = spec.get("retention_seconds", RETENTION_RANGE[1])
         if isinstance(retention, bool) or not isinstance(retention, int) or retention <= 0:
             raise InvalidRequest("retention_seconds: must be a positive integer")
-        with self.lock:
-            project = self._project(project_id)
-            branch = self._branch(project, branch_id)
-            now_us = self.now_us()
+        with self.shared.lock:
+            project = self.shared.project(project_id)
+            branch = self.shared.branch(project, branch_id)
+            now_us = self.shared.now_us()
             name = name or "%s-scheduled-%s" % (branch.name, iso_seconds(now_us))
             self._check_snapshot_name(project, name)
             snapshot = Snapshot(snapshot_id(random.SystemRandom()), name, branch, now_us, now_us,
                                 now_us + retention * _US, False)
-            if self.real is not None:
-                self.real.take_snapshot(project.id, branch, snapshot.id, self._resources(project).branches)
+            if self.shared.real is not None:
+                self.shared.real.take_snapshot(project.id, branch, snapshot.id, self.shared.resources(project).branches)
             self._book(project).snapshots[snapshot.id] = snapshot
             return {"snapshot": snapshot.render()}
 
     def api_list_snapshots(self, key, project_id):
         """GET /projects/{id}/snapshots: ``{snapshots}``, oldest first."""
-        with self.lock:
-            project = self._reachable(key, project_id)
-            return {"snapshots": [snapshot.render() for snapshot in self._book(project).live(self.now_us())]}
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
+            return {"snapshots": [snapshot.render() for snapshot in self._book(project).live(self.shared.now_us())]}
 
     def api_update_snapshot(self, key, project_id, snapshot_id_, body):
         """PATCH /projects/{id}/snapshots/{sid}: ``{snapshot: {name}}``; 200 ``{snapshot}``, no operations."""
         spec = _object(body, "snapshot")
         name = spec.get("name")
-        with self.lock:
-            project = self._reachable(key, project_id)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
             snapshot = self._snapshot(project, snapshot_id_)
             if name is not None:
                 self._check_snapshot_name(project, name, snapshot)
@@ -311,15 +314,15 @@ class SnapshotsMixin:
 
     def api_delete_snapshot(self, key, project_id, snapshot_id_):
         """DELETE /projects/{id}/snapshots/{sid}: 202 ``{operations}``; gone from the list at once."""
-        with self.lock:
-            project = self._reachable(key, project_id)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
             snapshot = self._snapshot(project, snapshot_id_)
-            now_us = self.now_us()
-            branch_id = snapshot.source_branch_id if snapshot.source_branch_id in self._resources(project).branches \
+            now_us = self.shared.now_us()
+            branch_id = snapshot.source_branch_id if snapshot.source_branch_id in self.shared.resources(project).branches \
                 else None
-            ops = self._run(project, [("delete_timeline", branch_id, None)], now_us)
+            ops = self.shared.run(project, [("delete_timeline", branch_id, None)], now_us)
             del self._book(project).snapshots[snapshot.id]
-            return {"operations": self._rendered(ops)}
+            return {"operations": self.shared.rendered(ops)}
 
     # ------------------------------------------------------------------ restore and finalize
     def api_restore_snapshot(self, key, project_id, snapshot_id_, body, query_name=None):
@@ -328,65 +331,65 @@ class SnapshotsMixin:
         name = _string(body, "name", BRANCH_NAME_MAX) or query_name or None
         target_id = _string(body, "target_branch_id", 60)
         finalize = bool(_boolean(body, "finalize_restore"))
-        with self.lock:
-            project = self._reachable(key, project_id)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
             snapshot = self._snapshot(project, snapshot_id_)
-            resources = self._resources(project)
+            resources = self.shared.resources(project)
             if target_id is None:
                 target_id = snapshot.source_branch_id
                 if target_id not in resources.branches:
                     raise InvalidRequest("target_branch_id: required, the snapshot's source branch %s no longer "
                                          "exists" % target_id)
-            target = self._branch(project, target_id, "target branch not found")
+            target = self.shared.branch(project, target_id, "target branch not found")
             if name is not None:
-                self._check_branch_name(project, name)
-            self._check_branches_limit(resources)
-            now_us = self.now_us()
-            self._check_unlocked(project, now_us)
+                self.shared.check_branch_name(project, name)
+            self.shared.check_branches_limit(resources)
+            now_us = self.shared.now_us()
+            self.shared.check_unlocked(project, now_us)
             branch = Branch(ids.branch_id(random.SystemRandom()), project.id, name or "", now_us,
                             creation_source="api")
             branch.name = name or branch.id
             branch.data = BranchData(now_us, snapshot.databases)
             branch.roles = {role_name: role.copy_to(branch.id, now_us) for role_name, role in snapshot.roles.items()}
-            branch.databases = {db_name: Database(self._new_database_id(), branch.id, db_name, owner, now_us)
+            branch.databases = {db_name: Database(self.shared.new_database_id(), branch.id, db_name, owner, now_us)
                                 for db_name, owner in snapshot.owners.items()}
             branch.restore_status, branch.restored_from = "restored", snapshot.id
-            if self.real is not None:
-                self.real.from_snapshot(project.id, snapshot.id, branch)
+            if self.shared.real is not None:
+                self.shared.real.from_snapshot(project.id, snapshot.id, branch)
             resources.branches[branch.id] = branch
             self._book(project).restores[branch.id] = target.id
-            ops = self._start(project, [("create_branch", branch.id, None)])
+            ops = self.shared.start(project, [("create_branch", branch.id, None)])
             branch.state.start("ready", ops[0])
             if finalize:
                 ops += self._finalize(project, branch, None, now_us)
-            now_us = self.now_us()
+            now_us = self.shared.now_us()
             return {"branch": branch.render(now_us),
-                    "endpoints": [self._render_endpoint(project, ep, now_us) for ep in resources.endpoints_of(branch.id)],
-                    "operations": self._rendered(ops)}
+                    "endpoints": [self.shared.render_endpoint(project, ep, now_us) for ep in resources.endpoints_of(branch.id)],
+                    "operations": self.shared.rendered(ops)}
 
     def api_finalize_restore(self, key, project_id, branch_id, body):
         """POST .../branches/{id}/finalize_restore: body ``name`` (optional) for the replaced branch. 200 ``{operations}``."""
         old_name = _string(body, "name", BRANCH_NAME_MAX)
-        with self.lock:
-            project = self._reachable(key, project_id)
-            branch = self._branch(project, branch_id)
-            now_us = self.now_us()
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
+            branch = self.shared.branch(project, branch_id)
+            now_us = self.shared.now_us()
             if branch.restore_status == "finalized":
                 raise InvalidRequest(MESSAGE_ALREADY_FINALIZED % branch.id)
             if branch.restore_status != "restored" or branch.id not in self._book(project).restores:
                 raise InvalidRequest(MESSAGE_NOT_RESTORED % branch.id)
-            self._check_unlocked(project, now_us)
-            return {"operations": self._rendered(self._finalize(project, branch, old_name, now_us))}
+            self.shared.check_unlocked(project, now_us)
+            return {"operations": self.shared.rendered(self._finalize(project, branch, old_name, now_us))}
 
     def _finalize(self, project, branch, old_name, now_us):
         """``branch`` (restored) takes its target's place (see CHOICES); answers the operations started."""
-        resources = self._resources(project)
+        resources = self.shared.resources(project)
         book = self._book(project)
         target = resources.branches.get(book.restores.get(branch.id))
         if target is None:
             raise InvalidRequest(MESSAGE_TARGET_GONE % book.restores.get(branch.id))
         if old_name is not None:
-            self._check_branch_name(project, old_name)
+            self.shared.check_branch_name(project, old_name)
         else:
             old_name, number = "%s (old)" % target.name, 1
             while any(other.name == old_name for other in resources.branches.values()):
@@ -394,10 +397,10 @@ class SnapshotsMixin:
                 old_name = "%s (old %d)" % (target.name, number)
         items, moved = [], resources.endpoints_of(target.id)
         for endpoint in moved:
-            if self._compute_state(project, endpoint, now_us) != "idle":
+            if self.shared.compute_state(project, endpoint, now_us) != "idle":
                 items.append(("suspend_compute", branch.id, endpoint.id))
             items.append(("start_compute", branch.id, endpoint.id))
-        ops = self._start(project, items)
+        ops = self.shared.start(project, items)
         for endpoint in moved:
             endpoint.branch_id = branch.id
             endpoint.updated_us = endpoint.started_us = now_us
@@ -416,18 +419,18 @@ class SnapshotsMixin:
     # ------------------------------------------------------------------ backup schedules
     def api_get_backup_schedule(self, key, project_id, branch_id):
         """GET .../branches/{id}/backup_schedule: ``{schedule: [...]}`` ([] until one is set)."""
-        with self.lock:
-            project = self._reachable(key, project_id)
-            branch = self._branch(project, branch_id)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
+            branch = self.shared.branch(project, branch_id)
             return {"schedule": [dict(item) for item in self._book(project).schedules.get(branch.id, [])]}
 
     def api_set_backup_schedule(self, key, project_id, branch_id, body):
         """PUT .../branches/{id}/backup_schedule: ``{schedule: [...]}``, the whole schedule; 200 with the document's
         EmptyResponse, ``{}`` (neon-v2-openapi 2026-06, setSnapshotSchedule)."""
         items = check_schedule(body)
-        with self.lock:
-            project = self._reachable(key, project_id)
-            branch = self._branch(project, branch_id)
+        with self.shared.lock:
+            project = self.shared.reachable(key, project_id)
+            branch = self.shared.branch(project, branch_id)
             if items and not self._paid(project):
                 raise Forbidden(MESSAGE_SCHEDULE_PLAN)
             self._book(project).schedules[branch.id] = items

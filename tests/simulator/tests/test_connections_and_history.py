@@ -84,7 +84,7 @@ def test_add_history_loads_10000_ended_operations_that_page_gaplessly(sim):
     pid = sim.create_project(name="bulk")["id"]
     answer = sim.add_history(pid, 10000, days=10, seed=7)
     assert answer == {"project_id": pid, "added": 10000, "operations": 10000}
-    counts = sim.state.operation_counts(pid)
+    counts = sim.state.operations.operation_counts(pid)
     assert sum(counts.values()) == 10000 and set(counts) <= set(neon_simulator.END_STATUSES)
     session = requests.Session()
     session.headers.update(HEADERS)
@@ -105,10 +105,10 @@ def test_add_history_loads_10000_ended_operations_that_page_gaplessly(sim):
 
 def test_add_history_merges_with_existing_operations_over_the_control_api(sim):
     pid = sim.demo_project_id
-    before = sum(sim.state.operation_counts(pid).values())
+    before = sum(sim.state.operations.operation_counts(pid).values())
     answer = requests.post(sim.control_url + "/projects/%s/history" % pid, json={"count": 250, "days": 2}, timeout=10)
     assert answer.status_code == 201 and answer.json()["operations"] == before + 250
-    ops = sim.state.projects[pid].ops
+    ops = sim.state.shared.projects[pid].ops
     assert len({op.id for op in ops}) == len({op.created_us for op in ops}) == before + 250
     assert requests.post(sim.control_url + "/projects/nope-nope-1/history", json={"count": 1}, timeout=10).status_code == 404
     for bad in ({}, {"count": 0}, {"count": 100001}, {"count": 5, "days": 0}, {"count": 5, "seed": "x"}):

@@ -180,11 +180,11 @@ def test_406_and_429_are_errors_py_refusals_and_the_429_says_when_to_ask_again(s
 
     statuses = dict(API_ERRORS)
     assert (statuses[NotAcceptable], statuses[TooManyRequests]) == (406, 429)  # answered as every refusal is
-    sim.state.set_consumption_limits({"rate_per_minute": 30, "burst": 1})  # a token every 2 s
-    key = sim.state.authenticate(API_KEY, "127.0.0.1")
-    sim.state.take_consumption_token(key)
+    sim.state.consumption.set_consumption_limits({"rate_per_minute": 30, "burst": 1})  # a token every 2 s
+    key = sim.state.keys.authenticate(API_KEY, "127.0.0.1")
+    sim.state.consumption.take_consumption_token(key)
     try:
-        sim.state.take_consumption_token(key)
+        sim.state.consumption.take_consumption_token(key)
     except TooManyRequests as refusal:
         assert "30 requests a minute" in str(refusal) and refusal.headers == {"Retry-After": "2"}
     else:
@@ -192,7 +192,7 @@ def test_406_and_429_are_errors_py_refusals_and_the_429_says_when_to_ask_again(s
 
 
 def test_a_429_answer_carries_retry_after(sim):
-    sim.state.set_consumption_limits({"rate_per_minute": 30, "burst": 1})
+    sim.state.consumption.set_consumption_limits({"rate_per_minute": 30, "burst": 1})
     query = {"from": ago(sim, days=2), "to": ago(sim), "granularity": "daily", "org_id": ORG}
     assert call(sim, "account", **query).status_code == 200
     response = call(sim, "projects", **query)

@@ -139,11 +139,11 @@ def test_reads_in_progress_zero_ends_at_the_first_read_with_the_outcome_given(si
 def test_an_operation_held_by_reads_can_also_be_released(sim, project):
     op = sim.start_operations(project, action="create_branch", reads_in_progress=100)[0]
     assert sim.release_operations(project, op["id"], outcome="skipped")[0]["status"] == "skipped"
-    assert sim.state.operation_counts(project) == {"skipped": 1}
+    assert sim.state.operations.operation_counts(project) == {"skipped": 1}
 
 
 def test_held_operations_keep_the_idle_check_busy_and_never_end_on_their_own(sim, project):
     sim.start_operations(project, action="create_branch", hold=True, count=3)
     sim.advance_clock(30 * 24 * HOUR)
-    assert sim.state.operation_counts(project) == {"running": 3}
+    assert sim.state.operations.operation_counts(project) == {"running": 3}
     assert [op["status"] for op in listed(sim, project).values()] == ["running"] * 3

@@ -218,7 +218,7 @@ def test_an_invitation_stays_pending_without_an_account_and_an_existing_user_joi
         "new.hire@example.com", "Alex@Example.com"]
     for item in made["invitations"]:
         check_invitation(item)
-        assert item["org_id"] == ORG and item["invited_by"] == sim.state.bootstrap_user_id
+        assert item["org_id"] == ORG and item["invited_by"] == sim.state.shared.bootstrap_user_id
     pending = answer(call(sim, "GET", "/organizations/%s/invitations" % ORG))
     assert pending == {"invitations": [made["invitations"][0]]}  # the user with an account joined instead
     joined = next(item for item in members(sim) if item["user"]["email"] == "alex@example.com")

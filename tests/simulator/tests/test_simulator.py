@@ -218,7 +218,7 @@ def test_operations_paging_is_gapless_with_urlencoded_microsecond_cursors(sim):
     pid = sim.demo_project_id
     sim.clear_requests()
     everything = call(sim, "GET", ops_path(pid), params={"limit": 1000}).json()["operations"]
-    assert len(everything) == len(sim.state.projects[pid].ops) >= 500
+    assert len(everything) == len(sim.state.shared.projects[pid].ops) >= 500
     walked, cursor, pages = [], None, 0
     while True:
         params = {"limit": 37}
@@ -492,13 +492,13 @@ def test_rate_limit_answers_429_with_retry_after():
 def test_seed_is_deterministic():
     one = state_module.State("k1", 1)
     again, other = state_module.State("k2", 1), state_module.State("k3", 2)
-    assert [p.id for p in one.project_order] == [p.id for p in again.project_order]
+    assert [p.id for p in one.shared.project_order] == [p.id for p in again.shared.project_order]
     demo = one.demo_project_id
-    assert [op.id for op in one.projects[demo].ops] == [op.id for op in again.projects[demo].ops]
-    assert [p.id for p in one.project_order][1:] != [p.id for p in other.project_order][1:]
-    counts = [len(p.ops) for p in one.project_order[1:]]
-    assert len(one.projects) >= 30 and min(counts) == 0 and max(counts) <= 120
-    assert one.operation_counts(demo).get("scheduling", 0) + one.operation_counts(demo).get("running", 0) == 2
+    assert [op.id for op in one.shared.projects[demo].ops] == [op.id for op in again.shared.projects[demo].ops]
+    assert [p.id for p in one.shared.project_order][1:] != [p.id for p in other.shared.project_order][1:]
+    counts = [len(p.ops) for p in one.shared.project_order[1:]]
+    assert len(one.shared.projects) >= 30 and min(counts) == 0 and max(counts) <= 120
+    assert one.operations.operation_counts(demo).get("scheduling", 0) + one.operations.operation_counts(demo).get("running", 0) == 2
 
 
 def test_cli_prints_the_url_serves_and_stops_on_sigterm(tmp_path):
