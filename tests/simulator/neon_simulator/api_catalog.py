@@ -6,11 +6,15 @@ URI): HTTP in, State's api_* methods (catalog.py) out."""
 
 from __future__ import annotations
 
+from werkzeug.routing import Rule
+
 from .api_provisioning import BRANCH, PROJECT, deleted, rule
-from .web import json_body
+from .errors import InvalidRequest
+from .web import CONTROL_PREFIX, json_body
 
 # roles and databases have one shape: <kind> is "roles" or "databases"
 NAMED_KINDS = {"roles": "role", "databases": "database"}
+CONTROL_PROJECT = CONTROL_PREFIX + "/projects/<project_id>"
 
 
 def catalog_rules():
@@ -29,8 +33,15 @@ def catalog_rules():
     return rules
 
 
+def catalog_control_rules():
+    """The /_simulator rules (endpoint ``x`` served by ``_control_x``)."""
+    return [
+        Rule(CONTROL_PROJECT + "/check_password", methods=["POST"], endpoint="check_password"),
+    ]
+
+
 class CatalogRoutes:
-    """The handlers, mixed into SimulatorApp: each answers (status, payload) for the authenticated key."""
+    """The handlers, mixed into SimulatorApp: each answers (status, payload); /api/v2's for the authenticated key."""
 
     def _api_connection_uri(self, request, key, project_id):
         return 200, self.state.catalog.api_connection_uri(key, project_id, request.args)
@@ -63,3 +74,11 @@ class CatalogRoutes:
 
     def _api_update_database(self, request, key, project_id, branch_id, name):
         return 200, self.state.catalog.api_update_database(key, project_id, branch_id, name, json_body(request))
+
+    def _control_check_password(self, request, project_id):
+        body = json_body(request)
+        for name in ("branch_id", "role_name", "password"):
+            if not isinstance(body.get(name), str):
+                raise InvalidRequest("%s: required string" % name)
+        return 200, {"valid": self.state.catalog.password_valid(project_id, body["branch_id"], body["role_name"],
+                                                                body["password"])}

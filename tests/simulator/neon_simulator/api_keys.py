@@ -12,7 +12,8 @@ from werkzeug.routing import Rule
 
 from .api_organizations import ORGANIZATION, org_id_of
 from .errors import InvalidRequest
-from .web import API_PREFIX, json_body
+from .records import KEY_KINDS
+from .web import API_PREFIX, CONTROL_PREFIX, json_body
 
 _KEY_ID_RE = re.compile(r"^[0-9]{1,18}$")
 
@@ -35,8 +36,16 @@ def _key_id(key_id):
     return int(key_id)
 
 
+def keys_control_rules():
+    """The /_simulator rules (endpoint ``x`` served by ``_control_x``)."""
+    return [
+        Rule(CONTROL_PREFIX + "/keys", methods=["GET"], endpoint="keys"),
+        Rule(CONTROL_PREFIX + "/keys/<int:key_id>/age", methods=["POST"], endpoint="age_key"),
+    ]
+
+
 class KeysRoutes:
-    """The handlers, mixed into SimulatorApp: each answers (status, payload) for the authenticated key."""
+    """The handlers, mixed into SimulatorApp: each answers (status, payload); /api/v2's for the authenticated key."""
 
     def _api_list_keys(self, request, key):
         del request
@@ -70,3 +79,12 @@ class KeysRoutes:
     def _api_revoke_org_key(self, request, key, org_id, key_id):
         del request
         return 200, self.state.keys.revoke_org_key(key, org_id_of(org_id), _key_id(key_id))
+
+    def _control_keys(self, request):
+        kind = request.args.get("kind")
+        if kind is not None and kind not in KEY_KINDS:
+            raise InvalidRequest("kind: must be one of %s" % ", ".join(KEY_KINDS))
+        return 200, {"keys": self.state.keys.all_keys(kind)}
+
+    def _control_age_key(self, request, key_id):
+        return 200, self.state.keys.age_key(key_id, json_body(request))

@@ -10,9 +10,10 @@ from werkzeug.routing import Rule
 
 from .clock import iso_micro, parse_timestamp
 from .errors import InvalidRequest
-from .web import API_PREFIX, int_arg, paginated
+from .web import API_PREFIX, CONTROL_PREFIX, int_arg, json_body, paginated
 
 OPERATIONS_LIMIT = (1, 1000, 10)
+CONTROL_PROJECT = CONTROL_PREFIX + "/projects/<project_id>"
 
 
 def operations_rules():
@@ -23,8 +24,18 @@ def operations_rules():
     ]
 
 
+def operations_control_rules():
+    """The /_simulator rules (endpoint ``x`` served by ``_control_x``)."""
+    return [
+        Rule(CONTROL_PROJECT + "/operations", methods=["POST"], endpoint="start_operations"),
+        Rule(CONTROL_PROJECT + "/operations/release", methods=["POST"], endpoint="release_operations"),
+        Rule(CONTROL_PROJECT + "/operations/<operation_id>/release", methods=["POST"], endpoint="release_operation"),
+        Rule(CONTROL_PROJECT + "/history", methods=["POST"], endpoint="add_history"),
+    ]
+
+
 class OperationsRoutes:
-    """The handlers, mixed into SimulatorApp: each answers (status, payload) for the authenticated key."""
+    """The handlers, mixed into SimulatorApp: each answers (status, payload); /api/v2's for the authenticated key."""
 
     def _api_list_operations(self, request, key, project_id):
         args = request.args
@@ -43,3 +54,20 @@ class OperationsRoutes:
     def _api_get_operation(self, request, key, project_id, operation_id):
         del request
         return 200, {"operation": self.state.operations.get_operation(project_id, operation_id, key)}
+
+    def _control_start_operations(self, request, project_id):
+        body = json_body(request, required=False)
+        specs = body["operations"] if "operations" in body else [body]
+        return 201, {"operations": self.state.operations.start_operations(project_id, specs)}
+
+    def _control_release_operations(self, request, project_id):
+        body = json_body(request, required=False)
+        return 200, {"operations": self.state.operations.release_operations(project_id, None, body)}
+
+    def _control_release_operation(self, request, project_id, operation_id):
+        body = json_body(request, required=False)
+        return 200, {"operation": self.state.operations.release_operations(project_id, operation_id, body)[0]}
+
+    def _control_add_history(self, request, project_id):
+        body = json_body(request)
+        return 201, self.state.operations.add_history(project_id, body.get("count"), body.get("days", 30.0), body.get("seed"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from werkzeug.routing import Rule
 
 from .api_organizations import org_id_of
-from .web import API_PREFIX, int_arg, paginated
+from .web import API_PREFIX, CONTROL_PREFIX, int_arg, json_body, paginated
 
 PROJECTS_LIMIT = (1, 400, 10)
 PROJECTS_TIMEOUT_MS = (100, 30000, None)
@@ -29,8 +29,16 @@ def _projects_page(args):
     return limit, args.get("cursor") or None, args.get("search") or None
 
 
+def projects_control_rules():
+    """The /_simulator rules (endpoint ``x`` served by ``_control_x``)."""
+    return [
+        Rule(CONTROL_PREFIX + "/projects", methods=["POST"], endpoint="create_project"),
+        Rule(CONTROL_PREFIX + "/projects/bulk", methods=["POST"], endpoint="create_projects"),
+    ]
+
+
 class ProjectsRoutes:
-    """The handlers, mixed into SimulatorApp: each answers (status, payload) for the authenticated key."""
+    """The handlers, mixed into SimulatorApp: each answers (status, payload); /api/v2's for the authenticated key."""
 
     def _api_list_projects(self, request, key):
         args = request.args
@@ -50,3 +58,9 @@ class ProjectsRoutes:
         limit, cursor, search = _projects_page(request.args)
         projects, cursor, unavailable = self.state.projects.list_shared_projects(key, limit, cursor, search)
         return 200, paginated({"projects": projects, "unavailable_project_ids": unavailable}, cursor)
+
+    def _control_create_project(self, request):
+        return 201, self.state.projects.create_project(json_body(request, required=False))
+
+    def _control_create_projects(self, request):
+        return 201, self.state.projects.create_projects(json_body(request))

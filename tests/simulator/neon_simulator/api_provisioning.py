@@ -11,10 +11,11 @@ from __future__ import annotations
 from werkzeug.routing import Rule
 
 from .provisioning import BRANCHES_LIMIT
-from .web import API_PREFIX, int_arg, json_body
+from .web import API_PREFIX, CONTROL_PREFIX, int_arg, json_body
 
 PROJECT = API_PREFIX + "/projects/<project_id>"
 BRANCH = PROJECT + "/branches/<branch_id>"
+CONTROL_PROJECT = CONTROL_PREFIX + "/projects/<project_id>"
 
 
 def rule(path, method, endpoint, **defaults):
@@ -43,8 +44,15 @@ def deleted(payload):
     return (204, None) if payload is None else (200, payload)
 
 
+def provisioning_control_rules():
+    """The /_simulator rules (endpoint ``x`` served by ``_control_x``)."""
+    return [
+        Rule(CONTROL_PROJECT + "/store_passwords", methods=["POST"], endpoint="set_store_passwords"),
+    ]
+
+
 class ProvisioningRoutes:
-    """The handlers, mixed into SimulatorApp: each answers (status, payload) for the authenticated key."""
+    """The handlers, mixed into SimulatorApp: each answers (status, payload); /api/v2's for the authenticated key."""
 
     def _api_create_project(self, request, key):
         return 201, self.state.provisioning.api_create_project(key, json_body(request))
@@ -81,3 +89,7 @@ class ProvisioningRoutes:
     def _api_delete_branch(self, request, key, project_id, branch_id):
         del request
         return deleted(self.state.provisioning.api_delete_branch(key, project_id, branch_id))
+
+    def _control_set_store_passwords(self, request, project_id):
+        body = json_body(request)
+        return 200, {"project": self.state.provisioning.set_store_passwords(project_id, body.get("store_passwords"))}

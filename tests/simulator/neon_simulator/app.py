@@ -20,10 +20,11 @@ from .api_keys import KeysRoutes, keys_rules
 from .api_networking import NetworkingRoutes, networking_rules
 from .api_operations import OperationsRoutes, operations_rules
 from .api_organizations import OrganizationsRoutes, organizations_rules
-from .api_platform import PlatformRoutes, platform_rules
+from .api_platform_info import PlatformInfoRoutes, platform_rules
 from .api_projects import ProjectsRoutes, projects_rules
 from .api_provisioning import ProvisioningRoutes, provisioning_rules
 from .api_recovery import RecoveryRoutes, recovery_rules
+from .api_scene import SceneRoutes
 from .api_sharing import SharingRoutes, sharing_rules
 from .api_snapshots import SnapshotsRoutes, snapshots_rules
 from .barriers import Barriers
@@ -69,9 +70,9 @@ class DropConnection(ConnectionError):
     """Raised by the app so the server closes the connection without answering."""
 
 
-class SimulatorApp(ControlRoutes, KeysRoutes, OrganizationsRoutes, ProjectsRoutes, OperationsRoutes, ProvisioningRoutes,
+class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, ProjectsRoutes, OperationsRoutes, ProvisioningRoutes,
                    ComputesRoutes, CatalogRoutes, SharingRoutes, NetworkingRoutes, ConsumptionRoutes, RecoveryRoutes,
-                   SnapshotsRoutes, PlatformRoutes):
+                   SnapshotsRoutes, PlatformInfoRoutes):
     """WSGI callable. ``sleep(seconds)`` is interruptible when the server stops.
 
     ``rate_limiter`` limits every route (off by default); ``org_key_limiter`` limits the creation

@@ -21,6 +21,7 @@ from .keys import Keys
 from .networking import Networking
 from .operations import Operations
 from .organizations import Organizations
+from .platform_info import PlatformInfo
 from .projects import Projects
 from .provisioning import Provisioning
 from .recovery import Recovery
@@ -52,6 +53,7 @@ class State:
         self.consumption = Consumption(shared)
         self.recovery = Recovery(shared)
         self.snapshots = Snapshots(shared)
+        self.platform_info = PlatformInfo(shared)
         self.reset()
 
     @property

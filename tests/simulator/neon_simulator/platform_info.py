@@ -25,11 +25,8 @@ from __future__ import annotations
 
 import datetime
 
-from werkzeug.routing import Rule
-
 from . import access
 from .clock import iso_seconds
-from .web import API_PREFIX
 
 REGIONS = (  # region_id, name, latitude, longitude
     ("aws-us-west-2", "AWS US West 2 (Oregon)", "45.8399", "-119.7006"),
@@ -52,69 +49,59 @@ USER_MAX_AUTOSCALING_CU = 2
 UNSET_LIMIT = 5000
 
 
-def platform_rules():
-    """The /api/v2 rules (werkzeug Rule, endpoint ``x`` served by ``_api_x``)."""
-    return [
-        Rule(API_PREFIX + "/regions", methods=["GET"], endpoint="regions"),
-        Rule(API_PREFIX + "/users/me", methods=["GET"], endpoint="current_user"),
-        Rule(API_PREFIX + "/projects/<project_id>/available_preload_libraries", methods=["GET"],
-             endpoint="preload_libraries"),
-    ]
-
-
 def _month_start(now_us):
     now = datetime.datetime.fromtimestamp(now_us / 1e6, tz=datetime.timezone.utc)
     start = now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
     return int(start.timestamp()) * 1000000
 
 
-def current_user(state, key):
-    """CurrentUserInfoResponse of the key's user (a personal key only)."""
-    with state.lock:
-        access.require_personal_key(key)
-        user = state.users[key.owner_id]
-        first, _space, rest = user.name.partition(" ")
-        login = user.email.split("@")[0]
-        limits = state.limits.values
-        return {
-            "id": user.id,
-            "email": user.email,
-            "login": login,
-            "name": first,
-            "last_name": rest,
-            "image": user.image,
-            "active_seconds_limit": 0,
-            "projects_limit": limits["max_projects"] or UNSET_LIMIT,
-            "branches_limit": limits["max_branches"] or UNSET_LIMIT,
-            "max_autoscaling_limit": USER_MAX_AUTOSCALING_CU,
-            "plan": USER_PLAN,
-            "auth_accounts": [{"email": user.email, "image": user.image, "login": login, "name": user.name,
-                               "provider": "keycloak"}],
-            "billing_account": {
-                "state": "active", "payment_source": {"type": ""}, "subscription_type": USER_PLAN,
-                "payment_method": "none", "quota_reset_at_last": iso_seconds(_month_start(state.now_us())),
-                "name": user.name, "email": user.email, "address_city": "", "address_country": "",
-                "address_line1": "", "address_line2": "", "address_postal_code": "", "address_state": "",
-            },
-        }
+class PlatformInfo:
+    """The platform's area of State: what it says of itself and of the caller (see the module's text)."""
 
+    def __init__(self, shared):
+        self.shared = shared  # the data and helpers every area uses (shared.py)
 
-class PlatformRoutes:
-    """The handlers, mixed into SimulatorApp: each answers (status, payload) for the authenticated key."""
+    @staticmethod
+    def regions():
+        """GET /regions: ActiveRegionsResponse."""
+        return {"regions": [{"region_id": region_id, "name": name, "default": region_id == DEFAULT_REGION,
+                             "geo_lat": lat, "geo_long": long} for region_id, name, lat, long in REGIONS]}
 
-    def _api_regions(self, request, key):
-        del request, key
-        return 200, {"regions": [{"region_id": region_id, "name": name, "default": region_id == DEFAULT_REGION,
-                                  "geo_lat": lat, "geo_long": long} for region_id, name, lat, long in REGIONS]}
+    def current_user(self, key):
+        """CurrentUserInfoResponse of the key's user (a personal key only)."""
+        with self.shared.lock:
+            access.require_personal_key(key)
+            user = self.shared.users[key.owner_id]
+            first, _space, rest = user.name.partition(" ")
+            login = user.email.split("@")[0]
+            limits = self.shared.limits.values
+            return {
+                "id": user.id,
+                "email": user.email,
+                "login": login,
+                "name": first,
+                "last_name": rest,
+                "image": user.image,
+                "active_seconds_limit": 0,
+                "projects_limit": limits["max_projects"] or UNSET_LIMIT,
+                "branches_limit": limits["max_branches"] or UNSET_LIMIT,
+                "max_autoscaling_limit": USER_MAX_AUTOSCALING_CU,
+                "plan": USER_PLAN,
+                "auth_accounts": [{"email": user.email, "image": user.image, "login": login, "name": user.name,
+                                   "provider": "keycloak"}],
+                "billing_account": {
+                    "state": "active", "payment_source": {"type": ""}, "subscription_type": USER_PLAN,
+                    "payment_method": "none", "quota_reset_at_last": iso_seconds(_month_start(self.shared.now_us())),
+                    "name": user.name, "email": user.email, "address_city": "", "address_country": "",
+                    "address_line1": "", "address_line2": "", "address_postal_code": "", "address_state": "",
+                },
+            }
 
-    def _api_current_user(self, request, key):
-        del request
-        return 200, current_user(self.state.shared, key)
-
-    def _api_preload_libraries(self, request, key, project_id):
-        del request
-        with self.state.lock:
-            access.check_project(self.state.shared, key, project_id)
-        return 200, {"libraries": [{"library_name": name, "description": description, "is_default": default,
-                                    "is_experimental": experimental, "version": version}
-                                   for name, description, default, experimental, version in PRELOAD_LIBRARIES]}
+    def preload_libraries(self, key, project_id):
+        """GET /projects/{project_id}/available_preload_libraries: AvailablePreloadLibraries of a project the key
+        reaches."""
+        with self.shared.lock:
+            access.check_project(self.shared, key, project_id)
+        return {"libraries": [{"library_name": name, "description": description, "is_default": default,
+                               "is_experimental": experimental, "version": version}
+                              for name, description, default, experimental, version in PRELOAD_LIBRARIES]}
