@@ -97,7 +97,7 @@ class NextOperations:
 
 
 def operation_spec(action, branch_id, endpoint_id, scripted, pace=1.0):
-    """What State._build_operation takes for one operation an API call starts; ``pace`` scales the
+    """What Shared.build_operation (shared.py) takes for one operation an API call starts; ``pace`` scales the
     unscripted durations (the simulator's --operation-pace)."""
     scheduling, duration = (seconds * pace for seconds in DURATIONS.get(action, DEFAULT_DURATION))
     spec = {"action": action, "branch_id": branch_id, "endpoint_id": endpoint_id, "duration": duration,
