@@ -14,7 +14,8 @@ The rules (tests/simulator/README.md, "Organizations and key kinds"):
 - project-scoped key: its one project, with member rights; no organization-level action and no
   key management. It stops working (401) once its project has left the organization.
 
-Every function here is called with the state's lock held and reads the state only.
+Every function here is called with the state's lock held and reads the state only: ``state`` is the data the areas
+share (shared.Shared).
 """
 
 from __future__ import annotations
