@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from .errors import Conflict, InvalidRequest, NotFound, PreconditionFailed
 from .provisioning import (FORBIDDEN_DATABASES, MESSAGE_DATABASE_EXISTS, MESSAGE_NO_STORED_PASSWORDS,
-                           MESSAGE_OWNER_NOT_FOUND, MESSAGE_ROLE_EXISTS, MESSAGE_ROLE_OWNS, ROLE_NAME_MAX, _object,
-                           _string)
+                           MESSAGE_OWNER_NOT_FOUND, MESSAGE_ROLE_EXISTS, MESSAGE_ROLE_OWNS, ROLE_NAME_MAX)
 from .records import Database, Role, connection_uri, new_password
+from .shared import read_object, read_string
 
 # kind -> (branch attribute, answer key, not-found message, already-exists message)
 KINDS = {
@@ -92,8 +92,8 @@ class Catalog:
     # ------------------------------------------------------------------ roles
     def api_create_role(self, key, project_id, branch_id, body):
         """POST .../roles: 201 with the role's password (shown here, on reset and at project creation only)."""
-        spec = _object(body, "role")
-        name = _string(spec, "name", ROLE_NAME_MAX, required=True)
+        spec = read_object(body, "role")
+        name = read_string(spec, "name", ROLE_NAME_MAX, required=True)
         if len(name.encode("utf-8")) > ROLE_NAME_MAX:
             raise InvalidRequest("name: at most %d bytes" % ROLE_NAME_MAX)
         with self.shared.lock:
@@ -143,9 +143,9 @@ class Catalog:
     # ------------------------------------------------------------------ databases
     def api_create_database(self, key, project_id, branch_id, body):
         """POST .../databases: 201; the owner must be a role of the branch."""
-        spec = _object(body, "database")
-        name = _string(spec, "name", 63, required=True)
-        owner_name = _string(spec, "owner_name", ROLE_NAME_MAX, required=True)
+        spec = read_object(body, "database")
+        name = read_string(spec, "name", 63, required=True)
+        owner_name = read_string(spec, "owner_name", ROLE_NAME_MAX, required=True)
         if name in FORBIDDEN_DATABASES:
             raise InvalidRequest("name: %r is reserved" % name)
         with self.shared.lock:
@@ -160,9 +160,9 @@ class Catalog:
 
     def api_update_database(self, key, project_id, branch_id, name, body):
         """PATCH .../databases/{name}: rename and/or change the owner."""
-        spec = _object(body, "database")
-        new_name = _string(spec, "name", 63)
-        owner_name = _string(spec, "owner_name", ROLE_NAME_MAX)
+        spec = read_object(body, "database")
+        new_name = read_string(spec, "name", 63)
+        owner_name = read_string(spec, "owner_name", ROLE_NAME_MAX)
         if new_name in FORBIDDEN_DATABASES:
             raise InvalidRequest("name: %r is reserved" % new_name)
         with self.shared.lock:

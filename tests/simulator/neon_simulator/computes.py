@@ -15,9 +15,9 @@ import random
 
 from . import ids
 from .errors import Conflict, InvalidRequest
-from .provisioning import (ENDPOINT_TYPES, MESSAGE_DELETE_PROTECTED_COMPUTE, MESSAGE_READ_WRITE_EXISTS, _compute_settings,
-                           _object, _string)
+from .provisioning import ENDPOINT_TYPES, MESSAGE_DELETE_PROTECTED_COMPUTE, MESSAGE_READ_WRITE_EXISTS, compute_settings
 from .records import Endpoint
+from .shared import read_object, read_string
 
 # Fields PATCH may change (SPEC: no type, no region_id)
 UPDATABLE = ("autoscaling_limit_min_cu", "autoscaling_limit_max_cu", "suspend_timeout_seconds", "settings",
@@ -62,12 +62,12 @@ class Computes:
 
     def api_create_endpoint(self, key, project_id, body):
         """POST /projects/{id}/endpoints: 201 with ``start_compute``; one read_write compute per branch."""
-        spec = _compute_settings(dict(_object(body, "endpoint")))
-        branch_id = _string(spec, "branch_id", 60, required=True)
+        spec = compute_settings(dict(read_object(body, "endpoint")))
+        branch_id = read_string(spec, "branch_id", 60, required=True)
         endpoint_type = spec.get("type")
         if endpoint_type not in ENDPOINT_TYPES:
             raise InvalidRequest("type: must be read_write or read_only")
-        _string(spec, "name", 64)
+        read_string(spec, "name", 64)
         self.shared.check_suspend_timeout(spec)
         with self.shared.lock:
             project = self.shared.reachable(key, project_id)
@@ -89,11 +89,11 @@ class Computes:
     def api_update_endpoint(self, key, project_id, endpoint_id, body):
         """PATCH .../endpoints/{id}: ``apply_config``, then ``suspend_compute`` if the compute was idle
         or is being disabled (notes section 4)."""
-        spec = _compute_settings(dict(_object(body, "endpoint")))
+        spec = compute_settings(dict(read_object(body, "endpoint")))
         unknown = set(spec) - set(UPDATABLE)
         if unknown:
             raise InvalidRequest("endpoint: fields that cannot be updated: %s" % ", ".join(sorted(unknown)))
-        _string(spec, "name", 64)
+        read_string(spec, "name", 64)
         self.shared.check_suspend_timeout(spec)
         with self.shared.lock:
             project = self.shared.reachable(key, project_id)

@@ -34,6 +34,7 @@ from .errors import Forbidden, InvalidRequest, Unprocessable, with_code
 from .history import LSN_RE, us_of_lsn, lsn_of as _lsn
 from .records import (PERSONAL_KEY, PROJECT_KEY, Branch, Database, Endpoint, Resources, Role, connection_details,
                       new_password)
+from .shared import read_boolean, read_integer, read_object, read_string
 
 # ---------------------------------------------------------------------- CHOICES (inferred, one place)
 # Duplicate names: the live messages are known (notes 1.2), the status is not; 409 is chosen
@@ -76,7 +77,7 @@ MESSAGE_LOGICAL_REPLICATION_OFF = "logical replication cannot be disabled once i
 MESSAGE_HIPAA_OFF = "disabling HIPAA is not allowed"                        # TF acc-org_test.go
 MESSAGE_STORE_PASSWORDS_UPDATE = "store_passwords: can only be set when the project is created"
 # Plans (the settings notes, "Plans / limits"; the refusal's status and words are unknown): 403, the
-# words below, naming the setting. A project's plan is its owner.subscription_type (_subscription_type:
+# words below, naming the setting. A project's plan is its owner.subscription_type (subscription_type:
 # personal projects are on the free plan). IP Allow needs Scale (DOCS introduction/ip-allow); the
 # connection blocks are Private Networking, Scale (DOCS guides/neon-private-networking); choosing the
 # maintenance window needs a paid plan (DOCS manage/updates); audit logging and HIPAA need Scale
@@ -120,7 +121,7 @@ SUBSCRIPTION_TYPES = ("UNKNOWN", "direct_sales", "direct_sales_v3", "aws_marketp
 PERSONAL_SUBSCRIPTION_TYPE = "free_v2"
 
 
-def _subscription_type(org):
+def subscription_type(org):
     """owner.subscription_type of a project of ``org`` (None: a personal project)."""
     if org is None:
         return PERSONAL_SUBSCRIPTION_TYPE
@@ -139,43 +140,7 @@ class _PlanCheck:
     branches = [("br-plan-check", "ep-plan-check")]
 
 
-def _object(body, name, required=True):
-    value = body.get(name)
-    if value is None:
-        if required:
-            raise InvalidRequest("invalid request: decode application/json: invalid: %s (field required)" % name)
-        return {}
-    if not isinstance(value, dict):
-        raise InvalidRequest("%s: must be an object" % name)
-    return value
-
-
-def _string(spec, name, high=256, required=False):
-    value = spec.get(name)
-    if value is None:
-        if required:
-            raise InvalidRequest("%s: field required" % name)
-        return None
-    if not isinstance(value, str) or not 1 <= len(value) <= high:
-        raise InvalidRequest("%s: must be a string of 1 to %d characters" % (name, high))
-    return value
-
-
-def _boolean(spec, name):
-    value = spec.get(name)
-    if value is not None and not isinstance(value, bool):
-        raise InvalidRequest("%s: must be true or false" % name)
-    return value
-
-
-def _integer(spec, name, low, high):
-    value = spec.get(name)
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high):
-        raise InvalidRequest("%s: must be an integer from %d to %d" % (name, low, high))
-    return value
-
-
-def _compute_settings(spec):
+def compute_settings(spec):
     """The compute fields shared by project defaults, endpoint create/update and branch endpoints."""
     for name in ("autoscaling_limit_min_cu", "autoscaling_limit_max_cu"):
         value = spec.get(name)
@@ -184,7 +149,7 @@ def _compute_settings(spec):
     low, high = spec.get("autoscaling_limit_min_cu"), spec.get("autoscaling_limit_max_cu")
     if low is not None and high is not None and low > high:
         raise InvalidRequest("autoscaling_limit_min_cu: must not exceed autoscaling_limit_max_cu")
-    _integer(spec, "suspend_timeout_seconds", *SUSPEND_TIMEOUT_RANGE)
+    read_integer(spec, "suspend_timeout_seconds", *SUSPEND_TIMEOUT_RANGE)
     for name in ("settings", "pg_settings", "pgbouncer_settings"):
         if spec.get(name) is not None and not isinstance(spec[name], dict):
             raise InvalidRequest("%s: must be an object" % name)
@@ -331,7 +296,7 @@ class Provisioning:
         self.shared.build_operation(_PlanCheck(), dict(fields, branch_id="br-plan-check", endpoint_id=None), 0)
 
     def _check_history(self, spec):
-        value = _integer(spec, "history_retention_seconds", 0, HISTORY_RETENTION_MAX)
+        value = read_integer(spec, "history_retention_seconds", 0, HISTORY_RETENTION_MAX)
         limit = self.shared.limits["max_history_retention_seconds"]
         if value is not None and limit is not None and value > limit:
             raise InvalidRequest(MESSAGE_HISTORY_LIMIT % (value, limit))
@@ -354,13 +319,13 @@ class Provisioning:
             if owner is not None:
                 item["owner"] = {"email": owner.email, "name": owner.name,
                                  "branches_limit": self.shared.limits["max_branches"] or DEFAULT_BRANCHES_LIMIT,
-                                 "subscription_type": _subscription_type(org)}
+                                 "subscription_type": subscription_type(org)}
         return item
 
     def _check_settings_plan(self, org_id, settings, held):
         """403 for the first setting (in the body's order) that the plan of a project of ``org_id`` (None:
         personal) does not include and that would turn its feature on (CHOICES)."""
-        plan = _subscription_type(self.shared.organizations.get(org_id) if org_id else None)
+        plan = subscription_type(self.shared.organizations.get(org_id) if org_id else None)
         for name, value in settings.items():
             refusing, feature, needed = PLAN_SETTINGS.get(name, ((), None, None))
             if plan in refusing and _turns_on(name, value, held.get(name)):
@@ -423,24 +388,24 @@ class Provisioning:
     def api_create_project(self, key, body):
         """POST /projects (notes 2.1): the project, its default branch, a read_write compute, a role
         with a password and a database it owns; operations ``create_timeline`` and ``start_compute``."""
-        spec = _object(body, "project")
-        name = _string(spec, "name")
-        region_id = _string(spec, "region_id", 60) or "aws-us-east-2"
+        spec = read_object(body, "project")
+        name = read_string(spec, "name")
+        region_id = read_string(spec, "region_id", 60) or "aws-us-east-2"
         if region_id not in seed.REGIONS:
             raise InvalidRequest("region_id: unsupported region %r" % region_id)
-        pg_version = _integer(spec, "pg_version", 14, 18) or 17
-        org_id = _string(spec, "org_id", 60)
-        store_passwords = _boolean(spec, "store_passwords")
-        defaults = _pg_settings(_compute_settings(dict(_object(spec, "default_endpoint_settings", required=False))))
+        pg_version = read_integer(spec, "pg_version", 14, 18) or 17
+        org_id = read_string(spec, "org_id", 60)
+        store_passwords = read_boolean(spec, "store_passwords")
+        defaults = _pg_settings(compute_settings(dict(read_object(spec, "default_endpoint_settings", required=False))))
         for old in ("autoscaling_limit_min_cu", "autoscaling_limit_max_cu"):  # deprecated top-level aliases
             if old in spec:
                 defaults.setdefault(old, spec[old])
-        _compute_settings(defaults)
-        settings = _settings_body(_object(spec, "settings", required=False))
-        branch_spec = _object(spec, "branch", required=False)
-        branch_name = _string(branch_spec, "name", BRANCH_NAME_MAX) or "main"
-        database_name = _string(branch_spec, "database_name", 63) or "neondb"
-        role_name = _string(branch_spec, "role_name", ROLE_NAME_MAX) or "%s_owner" % database_name
+        compute_settings(defaults)
+        settings = _settings_body(read_object(spec, "settings", required=False))
+        branch_spec = read_object(spec, "branch", required=False)
+        branch_name = read_string(branch_spec, "name", BRANCH_NAME_MAX) or "main"
+        database_name = read_string(branch_spec, "database_name", 63) or "neondb"
+        role_name = read_string(branch_spec, "role_name", ROLE_NAME_MAX) or "%s_owner" % database_name
         if database_name in FORBIDDEN_DATABASES:
             raise InvalidRequest("database_name: %r is reserved" % database_name)
         with self.shared.lock:
@@ -491,10 +456,10 @@ class Provisioning:
     def api_update_project(self, key, project_id, body):
         """PATCH /projects/{id} (notes 2.3): ``apply_storage_config`` when the history retention
         changes; turning logical replication on suspends the active computes (inferred)."""
-        spec = _object(body, "project")
-        name = _string(spec, "name")
-        defaults = _pg_settings(_compute_settings(dict(_object(spec, "default_endpoint_settings", required=False))))
-        settings = _settings_body(_object(spec, "settings", required=False))
+        spec = read_object(body, "project")
+        name = read_string(spec, "name")
+        defaults = _pg_settings(compute_settings(dict(read_object(spec, "default_endpoint_settings", required=False))))
+        settings = _settings_body(read_object(spec, "settings", required=False))
         if "store_passwords" in spec:
             raise InvalidRequest(MESSAGE_STORE_PASSWORDS_UPDATE)
         with self.shared.lock:
@@ -628,7 +593,7 @@ class Provisioning:
         for spec in specs:
             if spec.get("type") not in ENDPOINT_TYPES:
                 raise InvalidRequest("endpoints[].type: must be read_write or read_only")
-            _compute_settings(spec)
+            compute_settings(spec)
             self.shared.check_suspend_timeout(spec)
         if sum(1 for spec in specs if spec["type"] == "read_write") > 1:
             raise InvalidRequest("endpoints: a branch has at most one read_write endpoint")
@@ -636,11 +601,11 @@ class Provisioning:
 
     def api_create_branch(self, key, project_id, body):
         """POST /projects/{id}/branches (notes 3.1): ``create_branch``, then ``start_compute`` per compute."""
-        spec = _object(body, "branch", required=False)
+        spec = read_object(body, "branch", required=False)
         endpoint_specs = self._branch_endpoints_spec(body)
-        name = _string(spec, "name", BRANCH_NAME_MAX)
-        protected = bool(_boolean(spec, "protected"))
-        parent_lsn = _string(spec, "parent_lsn", 40)
+        name = read_string(spec, "name", BRANCH_NAME_MAX)
+        protected = bool(read_boolean(spec, "protected"))
+        parent_lsn = read_string(spec, "parent_lsn", 40)
         if parent_lsn is not None and not LSN_RE.match(parent_lsn):
             raise InvalidRequest("parent_lsn: must look like 0/1A2B3C4")
         if parent_lsn is not None and spec.get("parent_timestamp") is not None:
@@ -658,7 +623,7 @@ class Provisioning:
             now_us = self.shared.now_us()
             resources = self.shared.resources(project)
             has_expiry, expires_us = self._expiry(spec, now_us)
-            parent_id = _string(spec, "parent_id", 60)
+            parent_id = read_string(spec, "parent_id", 60)
             parent = self.shared.branch(project, parent_id, "parent branch not found") if parent_id \
                 else resources.default_branch()
             if parent.expires_us is not None:
@@ -724,9 +689,9 @@ class Provisioning:
 
     def api_update_branch(self, key, project_id, branch_id, body):
         """PATCH .../branches/{id} (notes 3.3): name, protected, expires_at; no operations (inferred)."""
-        spec = _object(body, "branch")
-        name = _string(spec, "name", BRANCH_NAME_MAX)
-        protected = _boolean(spec, "protected")
+        spec = read_object(body, "branch")
+        name = read_string(spec, "name", BRANCH_NAME_MAX)
+        protected = read_boolean(spec, "protected")
         with self.shared.lock:
             project = self.shared.reachable(key, project_id)
             branch = self.shared.branch(project, branch_id)

@@ -27,9 +27,9 @@ from . import ids
 from .clock import iso_micro, parse_rfc3339, parse_timestamp
 from .errors import InvalidRequest, NotFound
 from .history import go_duration, lsn_of, parse_lsn, schema_diff, schema_sql
-from .provisioning import BRANCH_NAME_MAX, MESSAGE_RESET_PROTECTED, _string
+from .provisioning import BRANCH_NAME_MAX, MESSAGE_RESET_PROTECTED
 from .records import Branch
-from .shared import MESSAGE_NOT_RFC3339
+from .shared import MESSAGE_NOT_RFC3339, read_string
 
 # ---------------------------------------------------------------------- CHOICES (inferred, one place)
 # A point outside the history window answers 400 (notes 5: the status is known, dyad reads the window
@@ -151,10 +151,10 @@ class Recovery:
     def api_restore_branch(self, key, project_id, branch_id, body):
         """POST .../branches/{id}/restore (notes 5; see the module's text). Its state is ``resetting`` until its
         operations end (CHOICES); its expiry restarts; its computes stay with it and restart."""
-        source_id = _string(body, "source_branch_id", 60, required=True)
+        source_id = read_string(body, "source_branch_id", 60, required=True)
         source_lsn = body.get("source_lsn")
         source_timestamp = body.get("source_timestamp")
-        preserve = _string(body, "preserve_under_name", BRANCH_NAME_MAX)
+        preserve = read_string(body, "preserve_under_name", BRANCH_NAME_MAX)
         with self.shared.lock:
             project = self.shared.reachable(key, project_id)
             self.shared.refuse_unreal("a restore to a point in the past (source_timestamp, source_lsn)",

@@ -33,6 +33,7 @@ MESSAGE_BRANCHES_LIMIT = "branches limit of %d exceeded, got %d"            # in
 MESSAGE_NOT_RFC3339 = "%s: must be an RFC 3339 timestamp such as 2026-05-04T02:55:00Z, got %r"  # recovery.py's CHOICES
 
 
+# readers of a control API spec
 def number(spec, name, default, low=0.0, high=86400.0):
     value = spec.get(name, default)
     if value is None:
@@ -53,6 +54,43 @@ def optional_string(spec, name):
     value = spec.get(name)
     if value is not None and (not isinstance(value, str) or not value):
         raise InvalidRequest("%s: must be a non-empty string" % name)
+    return value
+
+
+# readers of an API request's body (the refusals the areas answer for a field of the wrong shape)
+def read_object(body, name, required=True):
+    value = body.get(name)
+    if value is None:
+        if required:
+            raise InvalidRequest("invalid request: decode application/json: invalid: %s (field required)" % name)
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidRequest("%s: must be an object" % name)
+    return value
+
+
+def read_string(spec, name, high=256, required=False):
+    value = spec.get(name)
+    if value is None:
+        if required:
+            raise InvalidRequest("%s: field required" % name)
+        return None
+    if not isinstance(value, str) or not 1 <= len(value) <= high:
+        raise InvalidRequest("%s: must be a string of 1 to %d characters" % (name, high))
+    return value
+
+
+def read_boolean(spec, name):
+    value = spec.get(name)
+    if value is not None and not isinstance(value, bool):
+        raise InvalidRequest("%s: must be true or false" % name)
+    return value
+
+
+def read_integer(spec, name, low, high):
+    value = spec.get(name)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high):
+        raise InvalidRequest("%s: must be an integer from %d to %d" % (name, low, high))
     return value
 
 

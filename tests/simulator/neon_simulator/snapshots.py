@@ -62,9 +62,9 @@ from . import ids
 from .clock import iso_micro, iso_seconds, parse_rfc3339
 from .errors import Conflict, Forbidden, InvalidRequest, NotFound, Unprocessable, with_code
 from .history import BranchData, go_duration, lsn_of
-from .provisioning import (BRANCH_NAME_MAX, _boolean, _object, _string,
-                           _subscription_type)
+from .provisioning import BRANCH_NAME_MAX, subscription_type
 from .records import Branch, Database
+from .shared import read_boolean, read_object, read_string
 
 MESSAGE_ROOT_ONLY = "manual snapshots can only be created from root branches; branch %s has a parent (%s)"
 MESSAGE_SNAPSHOT_EXISTS = 'snapshot already exists; snapshot_name:"%s"'
@@ -218,7 +218,7 @@ class Snapshots:
 
     def _paid(self, project):
         org = self.shared.organizations.get(project.org_id) if project.org_id else None
-        return _subscription_type(org) not in FREE_SUBSCRIPTIONS
+        return subscription_type(org) not in FREE_SUBSCRIPTIONS
 
     def _snapshot(self, project, snapshot_id_):
         for snapshot in self._book(project).live(self.shared.now_us()):
@@ -302,7 +302,7 @@ class Snapshots:
 
     def api_update_snapshot(self, key, project_id, snapshot_id_, body):
         """PATCH /projects/{id}/snapshots/{sid}: ``{snapshot: {name}}``; 200 ``{snapshot}``, no operations."""
-        spec = _object(body, "snapshot")
+        spec = read_object(body, "snapshot")
         name = spec.get("name")
         with self.shared.lock:
             project = self.shared.reachable(key, project_id)
@@ -328,9 +328,9 @@ class Snapshots:
     def api_restore_snapshot(self, key, project_id, snapshot_id_, body, query_name=None):
         """POST /projects/{id}/snapshots/{sid}/restore: body ``name``, ``target_branch_id``, ``finalize_restore``
         (all optional; the query ``name`` is the deprecated way to name it). 200 ``{branch, endpoints, operations}``."""
-        name = _string(body, "name", BRANCH_NAME_MAX) or query_name or None
-        target_id = _string(body, "target_branch_id", 60)
-        finalize = bool(_boolean(body, "finalize_restore"))
+        name = read_string(body, "name", BRANCH_NAME_MAX) or query_name or None
+        target_id = read_string(body, "target_branch_id", 60)
+        finalize = bool(read_boolean(body, "finalize_restore"))
         with self.shared.lock:
             project = self.shared.reachable(key, project_id)
             snapshot = self._snapshot(project, snapshot_id_)
@@ -369,7 +369,7 @@ class Snapshots:
 
     def api_finalize_restore(self, key, project_id, branch_id, body):
         """POST .../branches/{id}/finalize_restore: body ``name`` (optional) for the replaced branch. 200 ``{operations}``."""
-        old_name = _string(body, "name", BRANCH_NAME_MAX)
+        old_name = read_string(body, "name", BRANCH_NAME_MAX)
         with self.shared.lock:
             project = self.shared.reachable(key, project_id)
             branch = self.shared.branch(project, branch_id)
