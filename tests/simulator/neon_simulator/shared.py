@@ -5,7 +5,8 @@
 uses, in one object (:class:`Shared`) that State passes to each area's object (keys.py, projects.py, provisioning.py,
 ...). An area calls ``self.shared.branch(...)``; what is not here is the area's own.
 
-Every helper is called with the lock held, except ``now_us`` and the readers of a control API spec below.
+The helpers expect the lock held (``find_user`` and ``find_organization`` take it themselves, an RLock); ``now_us``
+and the module's readers of a request body or a control API spec need none.
 """
 
 from __future__ import annotations
