@@ -519,7 +519,7 @@ def provisioning(sim, pace, log=print):
     from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import Branch
     from ansible_collections.neon.cloud.plugins.module_utils._resources.connections import connection_details
     from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints import Endpoint
-    from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branches_with_endpoints
+    from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import branches_with_endpoints
     from ansible_collections.neon.cloud.plugins.module_utils._resources.projects import Project
     from ansible_collections.neon.cloud.plugins.module_utils._resources.roles_databases import Database, Role
     from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask

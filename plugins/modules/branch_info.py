@@ -135,11 +135,8 @@ branches:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import DATABASE, ROLE
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
-    branches_with_endpoints,
-    list_roles_or_databases,
-)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import branches_with_endpoints
+from ansible_collections.neon.cloud.plugins.module_utils._resources.roles_databases import DATABASE, ROLE, list_roles_or_databases
 
 
 def work(neon):

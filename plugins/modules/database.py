@@ -148,11 +148,7 @@ operations:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
-    DATABASE_NAME_MAX_BYTES,
-    RESERVED_DATABASES,
-)
-from ansible_collections.neon.cloud.plugins.module_utils._resources.roles_databases import Database
+from ansible_collections.neon.cloud.plugins.module_utils._resources.roles_databases import DATABASE_NAME_MAX_BYTES, RESERVED_DATABASES, Database
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
 

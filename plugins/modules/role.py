@@ -162,8 +162,7 @@ operations:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import ROLE_NAME_MAX_BYTES
-from ansible_collections.neon.cloud.plugins.module_utils._resources.roles_databases import Role
+from ansible_collections.neon.cloud.plugins.module_utils._resources.roles_databases import ROLE_NAME_MAX_BYTES, Role
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
 

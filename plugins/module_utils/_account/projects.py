@@ -27,6 +27,12 @@ ORG_ID_REQUIRED = "org_id is required"
 # id costs one request a round).
 UNAVAILABLE_ROUNDS = 2
 UNAVAILABLE_IDS_MAX = 50
+# What a listing reads of each project (docs/docsite/rst/api-behaviour.rst); a project a task changes is read for
+# more (_resources/projects.py, FULL_PROJECT_FIELDS).
+PROJECT_FIELDS = dict(
+    required={"id": (str,)},
+    optional={"name": (str,), "region_id": (str,), "org_id": (str, type(None))},
+)
 
 
 class ProjectList:
@@ -95,7 +101,7 @@ class ProjectReader:
         listed = collect(self.client, self.path, "projects", PROJECTS_PAGE_MAX,
                          params={"search": search, "org_id": self.org_id}, keep=self.keep,
                          max_results=1 if self.project_id else None, want_cursor=False,
-                         item_fields=answers.PROJECT_FIELDS, on_page=note_unavailable, page_count=self._page_count)
+                         item_fields=PROJECT_FIELDS, on_page=note_unavailable, page_count=self._page_count)
         found.projects = listed.items
         if self.project_id is not None and found.projects:
             return  # the one project asked for is here: the others do not matter
@@ -131,7 +137,7 @@ class ProjectReader:
         listed = collect(self.client, self.path, "projects", PROJECTS_PAGE_MAX,
                          params={"search": project_id, "org_id": self.org_id},
                          keep=lambda project: project["id"] == project_id, max_results=1, want_cursor=False,
-                         item_fields=answers.PROJECT_FIELDS, page_count=self._page_count)
+                         item_fields=PROJECT_FIELDS, page_count=self._page_count)
         return listed.items[0] if listed.items else None
 
     def _page_count(self, page):

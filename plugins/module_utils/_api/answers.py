@@ -8,6 +8,11 @@ Each function takes the decoded JSON of one answer and returns the service's own
 is there and of the right type, and that an answer about one object is about the object that
 was asked for. Anything else raises UnexpectedAnswer naming the method, path and field.
 Field types follow docs/docsite/rst/api-behaviour.rst.
+
+Here are the checks every answer goes through (``Checker``, ``item_of``, ``items_of``, ``page``), the secrets
+a create answers (connection URIs), and the answers of what this layer and the ones just above it read (API keys,
+operations, identity). What the collection reads of a project, a branch, a compute, a role, a database or a
+snapshot is with that resource, in its own file under _resources/ (a project listing's fields: _account/projects.py).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -170,12 +175,8 @@ def operation(data, method, path, project_id, operation_id):
 LISTED_OPERATION_FIELDS = dict(required={"id": (str,)}, optional=dict(OPERATION_FIELDS["optional"], status=(str,)))
 
 
-# ---------------------------------------------------------------------------------------------- projects
+# ---------------------------------------------------------------------------------------------- lists
 
-PROJECT_FIELDS = dict(
-    required={"id": (str,)},
-    optional={"name": (str,), "region_id": (str,), "org_id": (str, type(None))},
-)
 # The least any list item must have: an object with an id.
 ID_FIELDS = dict(required={"id": (str, int)})
 
@@ -252,33 +253,7 @@ def organization(data, path, org_id):
     return data
 
 
-# ---------------------------------------------------------------------------------------------- provisioning
-
-# What the collection reads of projects, branches and computes (docs/docsite/rst/api-behaviour.rst): the
-# fields a decision compares, the ids it follows and the host it connects to. A number the service
-# gives as 0.25 or as 1 is either type; unknown fields are kept as they come.
-_NUMBER = (int, float)
-_TEXT_OR_NULL = (str, type(None))
-FULL_PROJECT_FIELDS = dict(
-    required={"id": (str,)},
-    optional={"name": (str,), "region_id": (str,), "org_id": _TEXT_OR_NULL, "pg_version": (int,),
-              "history_retention_seconds": (int,), "default_endpoint_settings": (dict, type(None))},
-)
-BRANCH_FIELDS = dict(
-    required={"id": (str,), "name": (str,)},
-    optional={"project_id": (str,), "parent_id": _TEXT_OR_NULL, "parent_lsn": _TEXT_OR_NULL,
-              "parent_timestamp": _TEXT_OR_NULL, "default": (bool,), "primary": (bool,), "protected": (bool,),
-              "expires_at": _TEXT_OR_NULL, "current_state": (str,)},
-)
-ENDPOINT_FIELDS = dict(
-    required={"id": (str,), "type": (str,)},
-    optional={"branch_id": (str,), "host": (str,), "project_id": (str,), "autoscaling_limit_min_cu": _NUMBER,
-              "autoscaling_limit_max_cu": _NUMBER, "suspend_timeout_seconds": (int,), "disabled": (bool,),
-              "created_at": _TEXT_OR_NULL, "current_state": (str,), "pending_state": _TEXT_OR_NULL},
-)
-ROLE_FIELDS = dict(required={"name": (str,)}, optional={"protected": (bool,), "branch_id": (str,)})
-DATABASE_FIELDS = dict(required={"name": (str,)}, optional={"owner_name": (str,), "branch_id": (str,), "id": (int,)})
-
+# ---------------------------------------------------------------------------------------------- objects
 
 def _member(check, data, name):
     check.object(data)
@@ -342,31 +317,10 @@ def uri_parts(uri):
                 password=unquote(split.password or ""))
 
 
-def _text_answer(data, path, name):
-    """The one non-empty string ``name`` of a GET's answer ``{name: ...}``."""
+def text_answer(data, path, name):
+    """The one non-empty string ``name`` of a GET's answer ``{name: ...}`` (a connection URI, a password)."""
     check = Checker("GET", path)
     text = check.value(_member(check, data, name), name, (str,))
     if not text:
         check.fail(name, "is empty")
     return text
-
-
-def connection_uri(data, path):
-    """GET /projects/{id}/connection_uri: ``{uri}``."""
-    return _text_answer(data, path, "uri")
-
-
-def role_password(data):
-    """The ``role.password`` a role's create or password reset answered (None when it holds none).
-
-    A secret shown only in this answer: taken whatever else the answer holds, before anything
-    else in it is checked, so that an answer that cannot be used otherwise fails with it kept.
-    """
-    role = data.get("role") if isinstance(data, dict) else None
-    password = role.get("password") if isinstance(role, dict) else None
-    return password if isinstance(password, str) and password else None
-
-
-def revealed_password(data, path):
-    """GET .../roles/{name}/reveal_password: ``{password}``."""
-    return _text_answer(data, path, "password")

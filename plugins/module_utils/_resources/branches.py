@@ -10,6 +10,10 @@ parent; becoming the project's default branch (``set_as_default``); a schema-onl
 parent options are not compared once it exists (the service keeps no link); the expiry rules the
 service holds it to; read again once its operations have ended, since the answers to its changes
 show it being made (``init``, ``resetting``).
+
+Its description (``BRANCH``), the fields its answers are checked for, and the service's rules about branches
+(expiry, the default branch, a schema-only branch, when it is settled) are here, pure; which branch a name, an id or
+"the default" means is finding.py's, since every resource of a project looks its branch up there.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,35 +23,30 @@ __metaclass__ = type
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import TaskFailure
-from ansible_collections.neon.cloud.plugins.module_utils._api.points import options_as_sent
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
-    BRANCH,
-    BRANCH_ANSWER_FIELDS,
+from ansible_collections.neon.cloud.plugins.module_utils._api.points import (
+    options_as_sent,
+    point_problem,
+    same_lsn,
+    timestamp_problem,
+)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints import (
     COMPUTE,
+    ENDPOINT_FIELDS,
     READ_WRITE,
-    SCHEMA_ONLY,
-    SOURCE_OPTIONS,
-    branch_input_problem,
-    branch_label,
-    branch_problem,
-    branch_settled,
-    children_of,
+    branch_endpoints,
     compute_body,
     compute_settings_problem,
     compute_settled,
-    default_branch,
-    default_change,
-    is_default,
-    parent_problem,
+    made_meanwhile,
+    project_endpoints,
     read_write_endpoint,
     read_write_first,
-    schema_only,
-    without_source,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints import made_meanwhile
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
-    branch_endpoints,
+    BRANCH_FIELDS,
+    branch_label,
     choose_branch,
+    default_branch,
     list_branches,
     project_to_be_made,
 )
@@ -55,22 +54,168 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     CREATE,
     NOTHING,
     UPDATE,
+    Description,
+    Field,
     Plan,
     decide,
     planned,
+    same_time,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, Refusal, only_one
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource, sentence
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
 
-# The API field of each option that says where a branch came from (descriptions.SOURCE_OPTIONS).
+# States a branch stays in until something changes it (docs/docsite/rst/api-behaviour.rst): it is ``init``
+# while being made and ``resetting`` while restored.
+SETTLED_BRANCH_STATES = ("ready", "archived")
+# How a branch was made (SPEC Branch, BranchCreateRequest): with its parent's data, or a root branch with
+# only its parent's schema (docs/docsite/rst/api-behaviour.rst, "Restore, default branch and schema").
+PARENT_DATA = "parent-data"
+SCHEMA_ONLY = "schema-only"
+INIT_SOURCES = (PARENT_DATA, SCHEMA_ONLY)
+# The options that say where a branch's data (or, schema-only, its schema) came from.
+SOURCE_OPTIONS = ("parent", "parent_timestamp", "parent_lsn")
+
+
+def same_init_source(before, after):
+    """How a branch was made, compared: a branch whose answer does not say (no ``init_source``) is taken as
+    asked, so that a branch the service describes without it is never refused for it."""
+    return before is None or before == after
+
+
+# A branch answer as the branch rules read it: finding.BRANCH_FIELDS, and how it was made and last reset.
+BRANCH_ANSWER_FIELDS = dict(required=BRANCH_FIELDS["required"],
+                            optional=dict(BRANCH_FIELDS["optional"], init_source=(str, type(None)),
+                                          last_reset_at=(str, type(None))))
+BRANCH = Description("branch", "branch", BRANCH_ANSWER_FIELDS, [
+    Field("name"),
+    Field("parent", "parent_id", create_only=True),
+    Field("parent_timestamp", create_only=True, same=same_time),
+    Field("parent_lsn", create_only=True, same=same_lsn),
+    Field("init_source", create_only=True, same=same_init_source),
+    Field("protected"),
+    Field("expires_at", empty_is_null=True, same=same_time),
+], plural="branches")
+# The API field of each option that says where a branch came from (SOURCE_OPTIONS).
 BRANCH_API_FIELD = dict((field.option, field.api) for field in BRANCH.fields)
+
+
+# ---------------------------------------------------------------------------------------------- rules
+
+
+def children_of(branches, branch_id):
+    return [branch for branch in branches if branch.get("parent_id") == branch_id]
+
+
+def is_default(branch):
+    """Whether ``branch`` (None: not made yet) is the project's default branch (``default``, or ``primary``)."""
+    return branch is not None and bool(branch.get("default") or branch.get("primary"))
+
+
+def default_change(current, wanted):
+    """Whether ``default: wanted`` makes the branch ``current`` (None: not created yet) the project's default
+    branch: True when asked and it is not the default yet (the service's ``set_as_default``, which takes the mark
+    from the previous default). ``wanted`` None or already so: False. A branch stops being the default only when
+    another becomes it, so ``default: false`` asked of the default branch is a Refusal (nothing is sent)."""
+    if wanted is None:
+        return False
+    if wanted:
+        return not is_default(current)
+    if is_default(current):
+        raise Refusal("branch %r (%s) is the project's default branch, and a branch stops being the default only "
+                      "when another branch becomes it: set default: true on the branch that is to be the default "
+                      "instead" % (current["name"], current["id"]))
+    return False
+
+
+def schema_only(branch, asked=None):
+    """Whether ``branch`` was made schema-only (``init_source``): a root branch, whose ``parent``,
+    ``parent_timestamp`` and ``parent_lsn`` only chose where its schema came from, with no link kept, so they
+    cannot be compared with it. A branch whose answer does not say is taken as ``asked`` when it has no parent."""
+    made = branch.get("init_source")
+    if made is not None:
+        return made == SCHEMA_ONLY
+    return asked == SCHEMA_ONLY and not branch.get("parent_id")
+
+
+def branch_input_problem(options):
+    """Why a branch's points in time given as options cannot be sent, or None (checked before any request): where
+    it starts (``parent_timestamp`` or ``parent_lsn``: _api/points.py) and when it expires (``expires_at``, an RFC
+    3339 timestamp; ``""`` removes the expiry)."""
+    return point_problem("parent_timestamp", options.get("parent_timestamp"), "parent_lsn", options.get("parent_lsn")) \
+        or (timestamp_problem("expires_at", options["expires_at"]) if options.get("expires_at") else None)
+
+
+def without_source(options):
+    """``options`` without where the branch came from (SOURCE_OPTIONS): for a schema-only branch."""
+    return dict((option, value) for option, value in options.items() if option not in SOURCE_OPTIONS)
+
+
+def branch_settled(branch):
+    """Whether a branch is as it will stay: not being made or reset, nothing pending."""
+    return branch.get("current_state") in SETTLED_BRANCH_STATES and not branch.get("pending_state")
+
+
+def branch_problem(after, current, branches):
+    """Why the service would refuse a branch to be as ``after`` (the branch as planned), or None.
+
+    The service's rules on expiry (docs/docsite/rst/api-behaviour.rst, "Branches"): a protected
+    branch, the default branch and a branch with children cannot have an ``expires_at``.
+    ``current``: the branch as it is (None when creating); ``branches``: the project's branches.
+    ``after["default"]`` is true when the task makes it the default branch.
+    """
+    if not after.get("expires_at"):
+        return None
+    if after.get("protected"):
+        return "a protected branch cannot have an expiry (expires_at); leave protected out or false, or remove " \
+               "the expiry with expires_at: ''"
+    if is_default(current):
+        return "it is the project's default branch, which cannot have an expiry (expires_at)"
+    if is_default(after):
+        return "the project's default branch (default: true) cannot have an expiry (expires_at); remove the " \
+               "expiry with expires_at: ''"
+    if current is not None:
+        children = children_of(branches, current["id"])
+        if children:
+            return "it is the parent of %s, and a branch with children cannot have an expiry (expires_at)" % \
+                ", ".join("%r (%s)" % (child["name"], child["id"]) for child in children)
+    return None
+
+
+def parent_problem(parent):
+    """Why a branch cannot be made from ``parent``, or None: an expiring branch cannot be a parent."""
+    if parent is not None and parent.get("expires_at"):
+        return "its parent %r (%s) expires (expires_at %s), and an expiring branch cannot be a parent" % (
+            parent.get("name"), parent["id"], parent["expires_at"])
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- reading (branch_info)
+
+
+def with_endpoints(branch, endpoints):
+    """A branch as the modules return it: the service's object plus its computes, read-write first."""
+    return dict(branch, endpoints=read_write_first([item for item in endpoints if item.get("branch_id") == branch["id"]]))
+
+
+def branches_with_endpoints(client, project_id, name=None):
+    """The project's branches (only the one named ``name`` when given), each with its computes: two requests."""
+    branches = list_branches(client, project_id, search=name)
+    if name is not None:
+        branches = [branch for branch in branches if branch["name"] == name]
+        if not branches:
+            return []
+    endpoints = project_endpoints(client, project_id)
+    return [with_endpoints(branch, endpoints) for branch in branches]
+
+
+# ---------------------------------------------------------------------------------------------- a branch
 
 
 class Branch(Resource):
     """The branch ``name`` of ``project_id``; ``compute``: True, False or a dict of compute settings;
     ``default``: True to make it the project's default branch, False that it is not (refused on the default
-    branch: descriptions.default_change), None to leave it."""
+    branch: default_change), None to leave it."""
 
     description = BRANCH
 
@@ -236,8 +381,8 @@ class Branch(Resource):
         self.task.keep_created_uri(data)  # shown only in this answer
 
     def created(self, data, path):
-        branch = answers.item_of(data, "POST", path, "branch", answers.BRANCH_FIELDS)
-        self.endpoints = answers.items_of(data, "POST", path, "endpoints", answers.ENDPOINT_FIELDS) \
+        branch = answers.item_of(data, "POST", path, "branch", BRANCH_FIELDS)
+        self.endpoints = answers.items_of(data, "POST", path, "endpoints", ENDPOINT_FIELDS) \
             if data.get("endpoints") is not None else []
         self.endpoint = read_write_endpoint(self.endpoints)
         return branch
@@ -338,7 +483,7 @@ class Branch(Resource):
         if not self.task.wait:
             return current
         path = project_path(self.project_id, "branches", current["id"])
-        current = answers.item_of(self.client.request("GET", path), "GET", path, "branch", answers.BRANCH_FIELDS,
+        current = answers.item_of(self.client.request("GET", path), "GET", path, "branch", BRANCH_FIELDS,
                                   item_id=current["id"])
         self._read_computes(current["id"])
         self.keep(current)

@@ -19,18 +19,9 @@ __metaclass__ = type
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
-    DATABASE,
-    ROLE,
-    branch_label,
-    read_write_endpoint,
-)
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
-    branch_endpoints,
-    list_roles_or_databases,
-    locate_branch,
-    project_not_made,
-)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints import branch_endpoints, read_write_endpoint
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, locate_branch, project_not_made
+from ansible_collections.neon.cloud.plugins.module_utils._resources.roles_databases import DATABASE, ROLE, list_roles_or_databases
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, Refusal, assume
 
 POOLER_SUFFIX = "-pooler"
@@ -78,7 +69,7 @@ def _details(client, project_id, branch, database, role, pooled, check_mode, fou
     params = dict(branch_id=chosen["id"], endpoint_id=endpoint["id"], database_name=database, role_name=role,
                   pooled="true" if pooled else "false")
     try:
-        uri = answers.connection_uri(client.get(path, params=params), path)
+        uri = answers.text_answer(client.get(path, params=params), path, "uri")  # {uri}
     except NeonAPIError as error:
         if error.status == 404:
             _missing_names(client, project_id, chosen, role, database, error)

@@ -3,39 +3,189 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """A compute of a branch, the API's endpoint (``neon.cloud.endpoint``): what is its own beyond the walk of resource.py.
 
-A compute is chosen by its id, or else by its type (descriptions.choose_endpoint): a branch has at
+A compute is chosen by its id, or else by its type (choose_endpoint): a branch has at
 most one read-write compute, so asking for one where one exists means that one, never a second.
 Its own: whether it runs (``state``: ``started``, ``suspended``, ``restarted`` on every run), a second
 read-write compute refused in words the service does not document (looked for again and used),
 and reading it again after a change, since the answers show it being made (``init``).
+
+Its description (``COMPUTE``, also a branch's compute and a project's default compute settings), the fields its
+answers are checked for, and the service's rules about computes (which one a task means, which sizes it takes,
+which action a run state asks) are here, pure, beside the reading of a branch's or a project's computes.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import math
+
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
-    COMPUTE,
-    READ_WRITE,
-    after_state,
-    branch_label,
-    choose_endpoint,
-    compute_settings_problem,
-    compute_settled,
-    run_change,
-)
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_endpoints
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import UPDATE, planned
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import UPDATE, Description, Field, planned
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource
+
+READ_WRITE = "read_write"
+# States a compute stays in until something changes it (docs/docsite/rst/api-behaviour.rst): ``init`` while being made.
+UNSETTLED_COMPUTE_STATES = ("init",)
+# Compute sizes and suspend timeouts the service takes (docs/docsite/rst/api-behaviour.rst, "Computes").
+MIN_CU = 0.25
+SUSPEND_TIMEOUT_RANGE = (60, 604800)
+SUSPEND_TIMEOUT_SPECIAL = (-1, 0)
+STARTED = "started"
+SUSPENDED = "suspended"
+RESTARTED = "restarted"
+ACTIVE = "active"
+IDLE = "idle"
+# state -> (the action's path segment, the compute state it leads to); restarted: always
+RUN_STATES = {STARTED: ("start", ACTIVE), SUSPENDED: ("suspend", IDLE), RESTARTED: ("restart", None)}
+# What the collection reads of a compute (docs/docsite/rst/api-behaviour.rst): the fields a decision compares, the
+# ids it follows and the host it connects to. A number the service gives as 0.25 or as 1 is either type.
+_NUMBER = (int, float)
+_TEXT_OR_NULL = (str, type(None))
+ENDPOINT_FIELDS = dict(
+    required={"id": (str,), "type": (str,)},
+    optional={"branch_id": (str,), "host": (str,), "project_id": (str,), "autoscaling_limit_min_cu": _NUMBER,
+              "autoscaling_limit_max_cu": _NUMBER, "suspend_timeout_seconds": (int,), "disabled": (bool,),
+              "created_at": _TEXT_OR_NULL, "current_state": (str,), "pending_state": _TEXT_OR_NULL},
+)
+# The settings of a compute (an endpoint) a task may ask for; the same for a branch's compute and
+# for a project's default compute settings (the project resource maps them there: projects.PROJECT).
+COMPUTE = Description("compute", "endpoint", ENDPOINT_FIELDS, [
+    Field("min_cu", "autoscaling_limit_min_cu"),
+    Field("max_cu", "autoscaling_limit_max_cu"),
+    Field("suspend_timeout_seconds"),
+])
 
 # How the service may refuse a second read-write compute on a branch (the status is not documented:
 # docs/docsite/rst/api-behaviour.rst, "Computes").
 REFUSED_AS_SECOND = (400, 409, 412, 422)
 DONE = {"start": "started", "suspend": "suspended", "restart": "restarted"}
+
+
+# ---------------------------------------------------------------------------------------------- rules
+
+
+def read_write_endpoint(endpoints, branch_id=None):
+    """The read-write compute of a branch (of any branch when ``branch_id`` is None), or None.
+
+    The service promises no order in an endpoint list, so the compute is chosen by its type,
+    never by its position. A branch has at most one; a listing with two is refused.
+    """
+    found = [endpoint for endpoint in endpoints
+             if endpoint["type"] == READ_WRITE and (branch_id is None or endpoint.get("branch_id") == branch_id)]
+    if len(found) > 1:
+        raise Refusal("the service lists %d read-write computes (%s)%s, where a branch has one; cannot tell which to "
+                      "use" % (len(found), ", ".join(endpoint["id"] for endpoint in found),
+                               " on branch %s" % branch_id if branch_id else ""))
+    return found[0] if found else None
+
+
+def read_write_first(endpoints):
+    """The endpoints with the read-write one first, the others in the order listed."""
+    return sorted(endpoints, key=lambda endpoint: endpoint["type"] != READ_WRITE)
+
+
+def compute_settled(endpoint):
+    """Whether a compute (None: none) is as it will stay: not being made, no state change pending."""
+    if endpoint is None:
+        return True
+    pending = endpoint.get("pending_state")
+    return endpoint.get("current_state") not in UNSETTLED_COMPUTE_STATES and \
+        (not pending or pending == endpoint.get("current_state"))
+
+
+def compute_settings_problem(settings, prefix=""):
+    """Why the service would refuse these compute settings (``min_cu``, ``max_cu``,
+    ``suspend_timeout_seconds``; None values are left alone), or None. ``prefix`` names the
+    option they came in (``compute.``)."""
+    for option in ("min_cu", "max_cu"):
+        value = settings.get(option)
+        if value is not None and not math.isfinite(value):
+            return "%s%s must be a finite number, got %s" % (prefix, option, value)
+        if value is not None and value < MIN_CU:
+            return "%s%s must be %s or more, got %s" % (prefix, option, MIN_CU, value)
+    low, high = settings.get("min_cu"), settings.get("max_cu")
+    if low is not None and high is not None and low > high:
+        return "%smin_cu (%s) must not be more than %smax_cu (%s)" % (prefix, low, prefix, high)
+    timeout = settings.get("suspend_timeout_seconds")
+    if timeout is not None and timeout not in SUSPEND_TIMEOUT_SPECIAL and \
+            not SUSPEND_TIMEOUT_RANGE[0] <= timeout <= SUSPEND_TIMEOUT_RANGE[1]:
+        return "%ssuspend_timeout_seconds must be -1 (never), 0 (the service's default) or %d to %d, got %d" % (
+            prefix, SUSPEND_TIMEOUT_RANGE[0], SUSPEND_TIMEOUT_RANGE[1], timeout)
+    return None
+
+
+def compute_body(compute):
+    """The ``endpoints`` entry of a branch create for ``compute`` (true or a dict of settings)."""
+    settings = compute if isinstance(compute, dict) else {}
+    return dict(COMPUTE.body(settings, creating=True), type=READ_WRITE)
+
+
+def choose_endpoint(endpoints, endpoint_type, endpoint_id, label):
+    """The compute a task means among a branch's ``endpoints``, or None when it has none of that kind.
+
+    By ``endpoint_id`` when given (one of another type is refused); else the branch's one
+    read-write compute; else its only read-only one (several are refused, naming their ids).
+    """
+    if endpoint_id is not None:
+        found = [endpoint for endpoint in endpoints if endpoint["id"] == endpoint_id]
+        if not found:
+            return None
+        if endpoint_type is not None and found[0]["type"] != endpoint_type:
+            raise Refusal("compute %s of branch %s is %s, not %s as asked" % (
+                endpoint_id, label, found[0]["type"], endpoint_type))
+        return found[0]
+    same_type = [endpoint for endpoint in endpoints if endpoint["type"] == endpoint_type]
+    if len(same_type) > 1:
+        raise Refusal("branch %s has %d %s computes (%s)%s; give the id of the one you mean" % (
+            label, len(same_type), endpoint_type, ", ".join(endpoint["id"] for endpoint in same_type),
+            " where a branch has one read-write compute" if endpoint_type == READ_WRITE else ""))
+    return same_type[0] if same_type else None
+
+
+def run_change(state, endpoint):
+    """The action (``start``, ``suspend``, ``restart``) ``state`` asks of ``endpoint`` (None: absent,
+    as it will be once created), or None when it is already so. A compute on its way to the state
+    asked (``pending_state``) is left to get there."""
+    if state not in RUN_STATES:
+        return None
+    segment, target = RUN_STATES[state]
+    if target is None:
+        return segment
+    if endpoint is None:
+        return segment if target == IDLE else None  # a new compute starts by itself
+    if endpoint.get("current_state") == target or endpoint.get("pending_state") == target:
+        return None
+    return segment
+
+
+def after_state(state, current):
+    """The compute's ``current_state`` once the task has run (for the diff)."""
+    if state == SUSPENDED:
+        return IDLE
+    if state in (STARTED, RESTARTED) or current is None:
+        return ACTIVE
+    return current.get("current_state")
+
+
+# ---------------------------------------------------------------------------------------------- reading
+
+
+def branch_endpoints(client, project_id, branch_id):
+    path = project_path(project_id, "branches", branch_id, "endpoints")
+    return answers.items_of(client.get(path), "GET", path, "endpoints", ENDPOINT_FIELDS)
+
+
+def project_endpoints(client, project_id):
+    path = project_path(project_id, "endpoints")
+    return answers.items_of(client.get(path), "GET", path, "endpoints", ENDPOINT_FIELDS)
+
+
+# ---------------------------------------------------------------------------------------------- a compute
 
 
 def made_meanwhile(task, endpoint_type, failure, look_again):
@@ -163,7 +313,7 @@ class Endpoint(Resource):
         if not self.task.wait:
             return current
         path = project_path(self.project_id, "endpoints", current["id"])
-        current = answers.item_of(self.client.request("GET", path), "GET", path, "endpoint", answers.ENDPOINT_FIELDS,
+        current = answers.item_of(self.client.request("GET", path), "GET", path, "endpoint", ENDPOINT_FIELDS,
                                   item_id=current["id"])
         self.keep(current)
         return current

@@ -1,9 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Reading what a task works on: a project's branches, a branch by name or id, computes, roles, databases.
+"""Finding what a task names: its project, the project's branches, a branch by name or id or the default one.
 
-Every read is checked (_api/answers.py) before anything in it is used. A project that does not
+Every resource of a project starts here (a branch's parent, a compute's, role's, database's or snapshot's branch),
+so these reads and the rules of which branch a name means are below the resource files; what each resource reads
+of its own (a branch's computes, its roles and databases) is in its own file. Every read is checked
+(_api/answers.py) before anything in it is used. A project that does not
 exist (or that the key does not reach) is a Refusal that says so, from the first read of every
 task on a project's branches.
 """
@@ -19,13 +22,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
 from ansible_collections.neon.cloud.plugins.module_utils._api.paging import collect
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
-    default_branch,
-    find_branch,
-    read_write_first,
-    without_password,
-)
-from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, Refusal, only_one
 
 # GET /projects/{id}/branches: limit 1-10000 (docs/docsite/rst/api-behaviour.rst); the largest page
 # keeps a project's listing to one request for every plan's branch limit.
@@ -33,6 +30,15 @@ BRANCHES_PAGE_MAX = 10000
 # The shape of the ids the service gives branches (``br-wispy-meadow-a5l2dqxb``): no task of a play can make a branch
 # of a given id, so in check mode a missing one is refused, not taken as made by an earlier task (refusal.Missing).
 SERVICE_BRANCH_ID = re.compile(r"^br-[a-z]+-[a-z]+-[a-z0-9]{6,8}$")
+# What the collection reads of every listed branch (docs/docsite/rst/api-behaviour.rst): the fields a decision
+# compares and the ids it follows; branches.py reads more of the branch a task makes (BRANCH_ANSWER_FIELDS).
+_TEXT_OR_NULL = (str, type(None))
+BRANCH_FIELDS = dict(
+    required={"id": (str,), "name": (str,)},
+    optional={"project_id": (str,), "parent_id": _TEXT_OR_NULL, "parent_lsn": _TEXT_OR_NULL,
+              "parent_timestamp": _TEXT_OR_NULL, "default": (bool,), "primary": (bool,), "protected": (bool,),
+              "expires_at": _TEXT_OR_NULL, "current_state": (str,)},
+)
 
 
 def list_branches(client, project_id, search=None):
@@ -40,7 +46,7 @@ def list_branches(client, project_id, search=None):
     exist (or the key does not reach it): the first request of every task on a project's branches."""
     with reaching_project(project_id):
         return collect(client, project_path(project_id, "branches"), "branches", BRANCHES_PAGE_MAX,
-                       params={"search": search}, want_cursor=False, item_fields=answers.BRANCH_FIELDS).items
+                       params={"search": search}, want_cursor=False, item_fields=BRANCH_FIELDS).items
 
 
 def read_project_list(client, project_id, segment, key, item_fields):
@@ -73,7 +79,7 @@ def no_such_project(project_id, error):
 
 def choose_branch(branches, wanted, project_id, option=None):
     """The branch ``wanted`` (an id, else a name) among ``branches``, the project's: every find of "a branch by
-    name or id, or refuse". Two of one name are refusal.only_one's Refusal (descriptions.find_branch); none is a
+    name or id, or refuse". Two of one name are refusal.only_one's Refusal (find_branch); none is a
     Refusal naming ``option`` (the option that named it: ``parent``, ``source_branch``...; None: the task's branch)."""
     chosen = find_branch(branches, wanted)
     if chosen is None:
@@ -120,34 +126,29 @@ def locate_branch(client, project_id, wanted=None):
     return chosen
 
 
-def branch_endpoints(client, project_id, branch_id):
-    path = project_path(project_id, "branches", branch_id, "endpoints")
-    return answers.items_of(client.get(path), "GET", path, "endpoints", answers.ENDPOINT_FIELDS)
+def find_branch(branches, wanted):
+    """The branch whose id is ``wanted``, else the one named ``wanted``; None when neither exists.
+
+    An id is looked for first: ids are unique and start with ``br-``; names are unique within a
+    project too (docs/docsite/rst/api-behaviour.rst), but a listing that shows two is refused.
+    """
+    by_id = [branch for branch in branches if branch["id"] == wanted]
+    if by_id:
+        return by_id[0]
+    return only_one([branch for branch in branches if branch["name"] == wanted], "branches", wanted)
 
 
-def project_endpoints(client, project_id):
-    path = project_path(project_id, "endpoints")
-    return answers.items_of(client.get(path), "GET", path, "endpoints", answers.ENDPOINT_FIELDS)
+def default_branch(branches):
+    """The project's default branch (``default``, or the deprecated ``primary`` of older answers)."""
+    marked = [branch for branch in branches if branch.get("default") is True]
+    if not marked:
+        marked = [branch for branch in branches if branch.get("primary") is True]
+    if len(marked) > 1:
+        raise Refusal("the service lists %d default branches (%s); cannot tell which one is meant" % (
+            len(marked), ", ".join(branch["id"] for branch in marked)))
+    return marked[0] if marked else None
 
 
-def with_endpoints(branch, endpoints):
-    """A branch as the modules return it: the service's object plus its computes, read-write first."""
-    return dict(branch, endpoints=read_write_first([item for item in endpoints if item.get("branch_id") == branch["id"]]))
-
-
-def branches_with_endpoints(client, project_id, name=None):
-    """The project's branches (only the one named ``name`` when given), each with its computes: two requests."""
-    branches = list_branches(client, project_id, search=name)
-    if name is not None:
-        branches = [branch for branch in branches if branch["name"] == name]
-        if not branches:
-            return []
-    endpoints = project_endpoints(client, project_id)
-    return [with_endpoints(branch, endpoints) for branch in branches]
-
-
-def list_roles_or_databases(client, project_id, branch_id, description):
-    """A branch's roles (without passwords) or databases (``description`` ROLE or DATABASE), each checked: one request."""
-    path = project_path(project_id, "branches", branch_id, description.plural)
-    items = answers.items_of(client.get(path), "GET", path, description.plural, description.answer_fields)
-    return [without_password(item) for item in items]
+def branch_label(branch):
+    """A branch's name and id; one not made yet (check mode's stand-in: branch_stand_in) has no id."""
+    return "%r (%s)" % (branch["name"], branch["id"] or "not made yet")

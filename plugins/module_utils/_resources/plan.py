@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The generic decision: a resource's description and the Plan for (as it is, as asked). Pure.
 
-A resource is described once as data (descriptions.py): which playbook options map to which API
+A resource is described once as data, in its own file (branches.py's BRANCH, ...): which playbook options map to which API
 fields (``min_cu`` -> ``autoscaling_limit_min_cu``), which of them can only be set at creation, which
 are only sent at creation (what a project provisions), and how values compare. ``decide`` turns
 (the object as it is, the options as asked) into a Plan: create, update these fields, delete,

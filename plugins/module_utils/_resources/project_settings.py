@@ -18,7 +18,7 @@ The facts are in docs/docsite/rst/api-behaviour.rst ("Project settings"):
 - Logical replication and HIPAA, once on, cannot be turned off; turning logical replication on
   suspends the project's active computes. ``store_passwords`` can only be chosen at creation.
 
-The fields are PROJECT's (descriptions.py); projects.py carries the plan out with the body built here.
+The fields are PROJECT's (projects.py); projects.py carries the plan out with the body built here.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -99,7 +99,7 @@ def same_given_keys(before, after):
     return all(before.get(name) == value for name, value in (after or {}).items())
 
 
-# The fields of PROJECT (descriptions.py) this file is about, by option name -> API field.
+# The fields of PROJECT (projects.py) this file is about, by option name -> API field.
 SETTINGS_FIELDS = [
     Field("settings.allowed_ips.ips", same=same_ips),
     Field("settings.allowed_ips.protected_branches_only", same=same_flag),

@@ -22,21 +22,22 @@ from ansible_collections.neon.cloud.plugins.module_utils._account.projects impor
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
+from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints import (
     COMPUTE,
-    PROJECT,
+    ENDPOINT_FIELDS,
     READ_WRITE,
     compute_settings_problem,
-    default_branch,
+    project_endpoints,
     read_write_endpoint,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import list_branches, project_endpoints
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import default_branch, list_branches
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
     CREATE,
     NOTHING,
     REFUSE,
     UPDATE,
     Description,
+    Field,
     Plan,
     decide,
     dig,
@@ -62,8 +63,31 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.project_sett
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource
 
+# What the collection reads of a project (docs/docsite/rst/api-behaviour.rst): the fields a decision compares; unknown
+# fields are kept as they come. A listing reads fewer (_account/projects.py, PROJECT_FIELDS).
+_TEXT_OR_NULL = (str, type(None))
+FULL_PROJECT_FIELDS = dict(
+    required={"id": (str,)},
+    optional={"name": (str,), "region_id": (str,), "org_id": _TEXT_OR_NULL, "pg_version": (int,),
+              "history_retention_seconds": (int,), "default_endpoint_settings": (dict, type(None))},
+)
+PROJECT = Description("project", "project", FULL_PROJECT_FIELDS, [
+    Field("name"),
+    Field("region_id", create_only=True),
+    Field("pg_version", create_only=True),
+    Field("org_id", create_only=True),
+    Field("history_retention_seconds"),
+    Field("compute.min_cu", "default_endpoint_settings.autoscaling_limit_min_cu"),
+    Field("compute.max_cu", "default_endpoint_settings.autoscaling_limit_max_cu"),
+    Field("compute.suspend_timeout_seconds", "default_endpoint_settings.suspend_timeout_seconds"),
+    # What creation provisions: sent only then (they can be renamed later, as any branch, role or database).
+    Field("default_branch", "branch.name", compare=False),
+    Field("database", "branch.database_name", compare=False),
+    Field("role", "branch.role_name", compare=False),
+    # settings, compute.pg_settings and store_passwords: their rules are project_settings.py's.
+] + SETTINGS_FIELDS)
 # The default compute as a task may ask for it: COMPUTE's settings and its Postgres settings.
-DEFAULT_COMPUTE = Description("compute", "endpoint", answers.ENDPOINT_FIELDS, COMPUTE.fields + [COMPUTE_PG_SETTINGS])
+DEFAULT_COMPUTE = Description("compute", "endpoint", ENDPOINT_FIELDS, COMPUTE.fields + [COMPUTE_PG_SETTINGS])
 # What a create's diff (and a delete's) shows of a project: its compared fields, and of its settings those given.
 # An update's diff shows only what changes (project_settings.changes_shown).
 SHOWN_AT_CREATION = [field.option for field in PROJECT.fields if field.compare and field not in SETTINGS_FIELDS]
@@ -103,7 +127,7 @@ class Project(Resource):
         project = only_one(found.projects, "projects", self.name, where)
         if project is not None:  # listed with the fields of a list; a decision compares more of them
             answers.Checker("GET", "/projects").fields(project, "projects[id=%s]" % project["id"],
-                                                       **answers.FULL_PROJECT_FIELDS)
+                                                       **FULL_PROJECT_FIELDS)
             if self.asks_settings and "settings" not in project:
                 return self._read(project["id"])  # listed without them: the project's own answer has them
             if self.asks_settings:
@@ -120,7 +144,7 @@ class Project(Resource):
                 self.not_found = error
                 return None
             raise
-        project = answers.item_of(data, "GET", path, "project", answers.FULL_PROJECT_FIELDS, project_id)
+        project = answers.item_of(data, "GET", path, "project", FULL_PROJECT_FIELDS, project_id)
         return check_settings(project, "GET", path) if self.asks_settings else project
 
     def find_again(self):
@@ -248,7 +272,7 @@ class Project(Resource):
         self.task.keep_created_uri(data)  # shown only in this answer
 
     def created(self, data, path):
-        return answers.item_of(data, "POST", path, "project", answers.FULL_PROJECT_FIELDS)
+        return answers.item_of(data, "POST", path, "project", FULL_PROJECT_FIELDS)
 
     def on_found(self, found):
         if found.ours:  # none was there before the create, so one there now is this run's

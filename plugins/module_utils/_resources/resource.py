@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The walk every resource task takes, written once: find, decide, check, act, wait, settle, report.
 
-A resource class (projects.py, branches.py, endpoints.py, roles_databases.py) is its description
-(descriptions.py) plus only what is its own: how it is found, its paths, what the service would
+A resource class (projects.py, branches.py, endpoints.py, roles_databases.py, snapshots.py) is its description
+(in its own file, with the service's rules about it) plus only what is its own: how it is found, its paths, what the service would
 refuse beyond the description, and the changes it makes beyond create, update and delete (a
 branch's compute and reset, a compute's start and suspend, a role's password). Everything else is
 here, once:
@@ -48,7 +48,7 @@ def sentence(text):
 class Resource:
     """One object of one resource that a task makes as asked (``present``) or deletes (``absent``)."""
 
-    description = None  # its Description (descriptions.py)
+    description = None  # its Description (plan.py), in the resource's own file
     id_field = "id"  # the field that identifies it in its paths (roles and databases: their name)
 
     def __init__(self, task, project_id):

@@ -42,27 +42,16 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.points import (
     timestamp_as_sent,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._api.timestamps import timestamp as seconds_of
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
-    BRANCH,
-    branch_label,
-    branch_settled,
-    children_of,
-    find_branch,
-    read_write_first,
-)
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
-    branch_endpoints,
-    choose_branch,
-    list_branches,
-    project_endpoints,
-)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import BRANCH, branch_settled, children_of
+from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints import branch_endpoints, project_endpoints, read_write_first
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, choose_branch, find_branch, list_branches
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import NOTHING, same_time
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal, only_one
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import already_exists
 
 RESTORE = "restore"
 BRANCH_NAME_MAX = 256
-# What the restore rules read of each listed branch besides answers.BRANCH_FIELDS (SPEC Branch), checked first.
+# What the restore rules read of each listed branch besides finding.BRANCH_FIELDS (SPEC Branch), checked first.
 RESTORE_READ_FIELDS = dict(optional={"created_at": (str, type(None)), "last_reset_at": (str, type(None))})
 # A Go duration as the service writes a history window in its messages (6h0m0s, 24h0m0s, 30m0s).
 _GO_DURATION = re.compile(r"\b(\d+h\d+m\d+(?:\.\d+)?s|\d+m\d+(?:\.\d+)?s)\b")

@@ -22,20 +22,66 @@ __metaclass__ = type
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_path, project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
-    DATABASE,
-    ROLE,
-    branch_label,
-    branch_settled,
-    owned_by,
-    without_password,
-)
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import list_roles_or_databases
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, UPDATE, decide
+from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import branch_settled
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, UPDATE, Description, Field, decide
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource, sentence
 
 NOT_STORED = 412  # reveal_password when the project does not store passwords
+# Names the service keeps for itself (docs/docsite/rst/api-behaviour.rst).
+RESERVED_DATABASES = ("postgres", "template0", "template1")
+ROLE_NAME_MAX_BYTES = 63
+DATABASE_NAME_MAX_BYTES = 63
+# What the collection reads of a role and of a database (docs/docsite/rst/api-behaviour.rst).
+ROLE_FIELDS = dict(required={"name": (str,)}, optional={"protected": (bool,), "branch_id": (str,)})
+DATABASE_FIELDS = dict(required={"name": (str,)}, optional={"owner_name": (str,), "branch_id": (str,), "id": (int,)})
+ROLE = Description("role", "role", ROLE_FIELDS, [Field("name", create_only=True)])
+DATABASE = Description("database", "database", DATABASE_FIELDS, [
+    Field("name", create_only=True),
+    Field("owner", "owner_name"),
+])
+
+
+# ---------------------------------------------------------------------------------------------- rules
+
+
+def without_password(role):
+    """A role as the modules return it in ``role``: never with its password (that is ``password``)."""
+    return dict((key, value) for key, value in role.items() if key != "password") if role is not None else None
+
+
+def owned_by(databases, role_name):
+    return sorted(database["name"] for database in databases if database.get("owner_name") == role_name)
+
+
+def role_password(data):
+    """The ``role.password`` a role's create or password reset answered (None when it holds none).
+
+    A secret shown only in this answer: taken whatever else the answer holds, before anything
+    else in it is checked, so that an answer that cannot be used otherwise fails with it kept.
+    """
+    role = data.get("role") if isinstance(data, dict) else None
+    password = role.get("password") if isinstance(role, dict) else None
+    return password if isinstance(password, str) and password else None
+
+
+def revealed_password(data, path):
+    """GET .../roles/{name}/reveal_password: ``{password}``."""
+    return answers.text_answer(data, path, "password")
+
+
+# ---------------------------------------------------------------------------------------------- reading
+
+
+def list_roles_or_databases(client, project_id, branch_id, description):
+    """A branch's roles (without passwords) or databases (``description`` ROLE or DATABASE), each checked: one request."""
+    path = project_path(project_id, "branches", branch_id, description.plural)
+    items = answers.items_of(client.get(path), "GET", path, description.plural, description.answer_fields)
+    return [without_password(item) for item in items]
+
+
+# ---------------------------------------------------------------------------------------------- a role or a database
 
 
 class BranchItem(Resource):
@@ -177,7 +223,7 @@ class Role(BranchItem):
 
     def _keep_answered(self, data, how):
         """The password a create or reset answered, kept in every result from now on (``how`` this run got it)."""
-        password = answers.role_password(data)
+        password = role_password(data)
         if password is not None:
             self._keep(password, how)
 
@@ -207,7 +253,7 @@ class Role(BranchItem):
                                             self.label, error.describe()), error)
             raise self.task.failure("Reading the password of %s failed: %s" % (self.label, error.describe()), error)
         try:
-            password = answers.revealed_password(data, path)
+            password = revealed_password(data, path)
         except UnexpectedAnswer as error:
             raise self.task.failure("Reading the password of %s: %s" % (self.label, error.describe()), error)
         self._keep(password, "revealed")

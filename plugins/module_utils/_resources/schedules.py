@@ -24,8 +24,7 @@ import re
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import branch_label
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import choose_branch, list_branches, locate_branch
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, choose_branch, list_branches, locate_branch
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 
 FREQUENCIES = ("daily", "weekly", "monthly")

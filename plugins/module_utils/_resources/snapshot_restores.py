@@ -23,12 +23,9 @@ __metaclass__ = type
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import branch_label, branch_settled
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
-    branch_endpoints,
-    choose_branch,
-    list_branches,
-)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import branch_settled
+from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints import branch_endpoints
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import BRANCH_FIELDS, branch_label, choose_branch, list_branches
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import NOTHING, REFUSE, Plan
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import sentence
@@ -259,7 +256,7 @@ class SnapshotRestore:
                                           "uses it." % (sentence(self.label), branch_label(found.item)))
             return self._decide()  # decided again against it: finalized now when asked and not yet
         try:
-            branch = answers.item_of(data, "POST", path, "branch", answers.BRANCH_FIELDS)
+            branch = answers.item_of(data, "POST", path, "branch", BRANCH_FIELDS)
         except UnexpectedAnswer as error:
             self.task.did(what)
             raise self.task.failure("%s, but its answer cannot be used: %s" % (what, error.describe()), error)

@@ -32,14 +32,12 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.points import (
     same_lsn,
     timestamp_problem,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
-    branch_label,
-    default_branch,
-    find_branch,
-)
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
+    branch_label,
     branch_stand_in,
     choose_branch,
+    default_branch,
+    find_branch,
     list_branches,
     project_to_be_made,
     read_project_list,
@@ -75,7 +73,7 @@ SNAPSHOT = Description("snapshot", "snapshot", SNAPSHOT_FIELDS, [
 ])
 # The query parameters a create sends (SPEC createSnapshot), by the API field they come from.
 CREATE_PARAMETERS = ("name", "timestamp", "lsn", "expires_at")
-# What the rerun rule reads of a branch besides answers.BRANCH_FIELDS (SPEC Branch), checked before use.
+# What the rerun rule reads of a branch besides finding.BRANCH_FIELDS (SPEC Branch), checked before use.
 RESTORE_LINK_FIELDS = dict(optional={"restore_status": _TEXT_OR_NULL, "restored_as": _TEXT_OR_NULL})
 FINALIZED = "finalized"
 # The options that are points in time, and the one that is an LSN (_api/points.py).

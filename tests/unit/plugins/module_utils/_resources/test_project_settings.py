@@ -11,7 +11,6 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import PROJECT
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import NOTHING, REFUSE, UPDATE, decide, planned
 from ansible_collections.neon.cloud.plugins.module_utils._resources.project_settings import (
     SETTINGS_FIELDS,
@@ -34,6 +33,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.project_sett
     window_problem,
     with_settings_normalised,
 )
+from ansible_collections.neon.cloud.plugins.module_utils._resources.projects import PROJECT
 
 WINDOW = {"weekdays": [6, 7], "start_time": "02:00", "end_time": "04:00"}
 HELD = {

@@ -20,9 +20,8 @@ import pytest
 import requests
 
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure
-from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import Branch
+from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import Branch, branches_with_endpoints
 from ansible_collections.neon.cloud.plugins.module_utils._resources.connections import connection_details
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branches_with_endpoints
 from ansible_collections.neon.cloud.plugins.module_utils._resources.projects import Project
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
 from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import FakeClock, make_client, make_response

@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The branch rules of descriptions.py for issue 31, without HTTP: making a branch the default, a schema-only
-branch's options on a rerun, and a point of a branch's history given as options."""
+"""The branch rules of _resources/branches.py, without HTTP: what is created, updated or refused, when a branch is
+settled, the expiries the service refuses; making a branch the default, a schema-only branch's options on a rerun,
+and a point of a branch's history given as options (issue 31)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,16 +11,18 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import (
+from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import (
     BRANCH,
+    branch_settled,
     branch_input_problem,
     branch_problem,
     default_change,
+    parent_problem,
     same_init_source,
     schema_only,
     without_source,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, NOTHING, REFUSE, decide
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, DELETE, NOTHING, REFUSE, UPDATE, decide
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 
 MAIN = {"id": "br-main-1", "name": "main", "default": True}
@@ -112,3 +115,85 @@ def test_a_schema_only_branch_is_not_compared_with_where_its_schema_came_from():
 def test_a_branchs_points_in_time_that_cannot_be_sent_are_refused(given, words):
     problem = branch_input_problem(branch_options(**given))
     assert (problem is None) if words is None else (words in problem)
+
+
+def test_absent_state_deletes_what_exists_and_nothing_else():
+    assert decide(BRANCH, {"id": "br-1", "name": "pr-1"}, {}, state="absent").action == DELETE
+    assert decide(BRANCH, None, {}, state="absent").action == NOTHING
+
+
+BRANCHES = [
+    {"id": "br-main", "name": "main", "default": True},
+    {"id": "br-dev", "name": "dev", "parent_id": "br-main"},
+    {"id": "br-pr-1", "name": "pr-1", "parent_id": "br-dev", "protected": False,
+     "parent_timestamp": "2025-01-16T12:00:00Z", "parent_lsn": "0/1F2E3D4", "expires_at": "2025-02-01T00:00:00Z"},
+]
+
+
+def test_branch_parent_that_differs_is_refused():
+    plan = decide(BRANCH, BRANCHES[2], branch_options(name="pr-1", parent="br-main"))
+    assert plan.action == REFUSE
+    assert "parent is 'br-dev', not 'br-main'" in plan.reason
+
+
+def test_branch_point_in_time_compares_moments_not_spellings():
+    same = branch_options(name="pr-1", parent="br-dev", parent_timestamp="2025-01-16T12:00:00.000+00:00",
+                          parent_lsn="0/1f2e3d4", expires_at="2025-02-01T00:00:00+00:00")
+    assert decide(BRANCH, BRANCHES[2], same).action == NOTHING
+    other = decide(BRANCH, BRANCHES[2], branch_options(name="pr-1", parent_timestamp="2025-01-16T12:00:01Z"))
+    assert other.action == REFUSE
+
+
+def test_branch_protection_and_expiry_are_updated_and_empty_expiry_removes_it():
+    plan = decide(BRANCH, BRANCHES[2], branch_options(name="pr-1", protected=True, expires_at=""))
+    assert plan.action == UPDATE
+    assert plan.body == {"protected": True, "expires_at": None}
+
+
+def test_new_branch_body_has_only_what_was_asked():
+    plan = decide(BRANCH, None, branch_options(name="pr-2", parent="br-dev", expires_at="2025-02-01T00:00:00Z"))
+    assert plan.action == CREATE
+    assert plan.body == {"name": "pr-2", "parent_id": "br-dev", "expires_at": "2025-02-01T00:00:00Z"}
+
+
+# ---------------------------------------------------------------------------------------------- ready or not
+
+
+@pytest.mark.parametrize("branch,settled", [
+    ({"current_state": "ready"}, True),
+    ({"current_state": "archived"}, True),
+    ({"current_state": "ready", "pending_state": None}, True),
+    ({"current_state": "init", "pending_state": "ready"}, False),
+    ({"current_state": "resetting"}, False),
+    ({"current_state": "ready", "pending_state": "archived"}, False),
+    ({}, False),
+])
+def test_a_branch_is_settled_only_when_ready_or_archived_with_nothing_pending(branch, settled):
+    assert branch_settled(branch) is settled
+
+
+EXPIRY = "2030-01-01T00:00:00Z"
+ROOT = {"id": "br-root", "name": "main", "default": True, "protected": False}
+CHILD = {"id": "br-child", "name": "dev", "parent_id": "br-root", "default": False, "protected": False}
+GRANDCHILD = {"id": "br-grand", "name": "pr-1", "parent_id": "br-child", "default": False, "protected": False}
+
+
+@pytest.mark.parametrize("after,current,problem", [
+    (dict(CHILD, expires_at=None, protected=True), CHILD, None),
+    (dict(GRANDCHILD, expires_at=EXPIRY), GRANDCHILD, None),
+    ({"name": "new", "expires_at": EXPIRY}, None, None),
+    ({"name": "new", "expires_at": EXPIRY, "protected": True}, None, "a protected branch cannot have an expiry"),
+    (dict(GRANDCHILD, expires_at=EXPIRY, protected=True), GRANDCHILD, "a protected branch cannot have an expiry"),
+    (dict(ROOT, expires_at=EXPIRY), ROOT, "it is the project's default branch, which cannot have an expiry"),
+    (dict(CHILD, expires_at=EXPIRY), CHILD, "it is the parent of 'pr-1' (br-grand), and a branch with children "
+                                            "cannot have an expiry"),
+])
+def test_expiries_the_service_refuses_are_named_before_sending(after, current, problem):
+    found = branch_problem(after, current, [ROOT, CHILD, GRANDCHILD])
+    assert (found is None) if problem is None else found.startswith(problem)
+
+
+def test_a_branch_cannot_be_made_from_an_expiring_parent():
+    assert parent_problem(None) is None and parent_problem(CHILD) is None
+    assert parent_problem(dict(CHILD, expires_at=EXPIRY)) == (
+        "its parent 'dev' (br-child) expires (expires_at %s), and an expiring branch cannot be a parent" % EXPIRY)

@@ -10,10 +10,12 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.neon.cloud.plugins.module_utils._resources.descriptions import branch_label
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
+    branch_label,
     branch_stand_in,
     choose_branch,
+    default_branch,
+    find_branch,
     locate_branch,
     project_not_made,
 )
@@ -103,3 +105,25 @@ def test_a_null_or_empty_project_id_is_a_project_not_made(project_id, missing):
 
 def test_a_branch_not_made_yet_is_labelled_so():
     assert branch_label(branch_stand_in("dev")) == "'dev' (not made yet)"
+
+
+BRANCHES = [
+    {"id": "br-main", "name": "main", "default": True},
+    {"id": "br-dev", "name": "dev", "parent_id": "br-main"},
+    {"id": "br-pr-1", "name": "pr-1", "parent_id": "br-dev", "protected": False,
+     "parent_timestamp": "2025-01-16T12:00:00Z", "parent_lsn": "0/1F2E3D4", "expires_at": "2025-02-01T00:00:00Z"},
+]
+
+
+@pytest.mark.parametrize("wanted", ["dev", "br-dev"])
+def test_parent_is_found_by_name_or_by_id(wanted):
+    assert find_branch(BRANCHES, wanted)["id"] == "br-dev"
+
+
+def test_unknown_parent_is_not_found():
+    assert find_branch(BRANCHES, "nope") is None
+
+
+def test_default_branch_is_the_one_marked_default_not_the_first():
+    assert default_branch(list(reversed(BRANCHES)))["id"] == "br-main"
+    assert default_branch([{"id": "br-x", "name": "x", "primary": True}])["id"] == "br-x"
