@@ -53,6 +53,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.finding impo
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
     CREATE,
     NOTHING,
+    REFUSE,
     UPDATE,
     Description,
     Field,
@@ -212,6 +213,25 @@ def branches_with_endpoints(client, project_id, name=None):
 # ---------------------------------------------------------------------------------------------- a branch
 
 
+NO_COMPUTE = Plan(NOTHING, "no compute asked")
+
+
+class BranchPlan(Plan):
+    """What a task does to a branch: the branch's own plan (create, update these fields, nothing: ``plan``), and
+    beyond it ``compute`` (the plan for its read-write compute: create, resize, nothing), ``reset`` (from its
+    parent) and ``make_default`` (becoming the project's default branch: default_change)."""
+
+    def __init__(self, plan, compute=NO_COMPUTE, reset=False, make_default=False):
+        super(BranchPlan, self).__init__(plan.action, plan.reason, plan.body, plan.changes)
+        self.compute = compute
+        self.reset = reset
+        self.make_default = make_default
+
+    @property
+    def also_changes(self):
+        return self.compute.changed or self.reset or self.make_default
+
+
 class Branch(Resource):
     """The branch ``name`` of ``project_id``; ``compute``: True, False or a dict of compute settings;
     ``default``: True to make it the project's default branch, False that it is not (refused on the default
@@ -226,12 +246,9 @@ class Branch(Resource):
         self.compute = compute
         self.reset = reset_from_parent
         self.default = default
-        self.make_default = False  # whether this run makes it the default branch (default_change)
         self.branches = []  # the project's branches, as the last find listed them
-        self.parent = None  # the parent asked for, found among them
         self.endpoints = None  # the branch's computes (present only: absent reads none)
         self.endpoint = None  # its read-write compute
-        self.compute_plan = Plan(NOTHING, "no compute asked")
 
     # ------------------------------------------------------------------------------------------ finding and deciding
 
@@ -257,8 +274,9 @@ class Branch(Resource):
         return problem
 
     def decide(self, current, options):
-        """The branch's plan, and its compute's (from the branch's computes: one more request)."""
-        wanted, self.parent = dict(options), None
+        """The branch's plan (a BranchPlan), with its compute's (from the branch's computes: one more request), or
+        the refusal of what the service would refuse (an expiry it does not take, an expiring parent, a size)."""
+        wanted, parent = dict(options), None
         if current is not None:
             answers.Checker("GET", self.collection_path()).fields(current, "branches[%s]" % current["id"],
                                                                   **BRANCH_ANSWER_FIELDS)
@@ -266,37 +284,42 @@ class Branch(Resource):
                 wanted = without_source(wanted)  # they chose where its schema came from: no link is kept
         if wanted.get("parent") is not None:
             try:
-                self.parent = choose_branch(self.branches, wanted["parent"], self.project_id, "parent")
+                parent = choose_branch(self.branches, wanted["parent"], self.project_id, "parent")
             except Missing as missing:
                 if current is not None:
                     raise  # a branch that exists was not made from a branch made after it
-                self.parent = self.task.assume(missing)  # check mode: made by an earlier task (refusal.Missing)
-            wanted["parent"] = self.parent["id"]
-        plan = decide(BRANCH, current, wanted, name=self.name)
-        self.make_default = default_change(current, self.default)
+                parent = self.task.assume(missing)  # check mode: made by an earlier task (refusal.Missing)
+            wanted["parent"] = parent["id"]
+        plan = BranchPlan(decide(BRANCH, current, wanted, name=self.name),
+                          make_default=default_change(current, self.default))
         if self.default:
             previous = default_branch(self.branches)
             self.task.kept["previous_default"] = dict(id=previous["id"], name=previous["name"]) if previous else None
-        self.endpoints, self.endpoint, self.compute_plan = [], None, Plan(NOTHING, "no compute asked")
-        if current is None:
+        self.endpoints, self.endpoint = [], None
+        if current is not None:
+            if self.reset and not current.get("parent_id"):
+                raise Refusal("branch %r (%s) has no parent, so it cannot be reset from one" % (
+                    self.name, current["id"]))
+            plan.reset = bool(self.reset)
+            self._read_computes(current["id"])
+            if self.compute is not False and self.compute is not None:
+                settings = self.compute if isinstance(self.compute, dict) else {}
+                plan.compute = decide(COMPUTE, self.endpoint, settings, name=None)
+        if plan.action == REFUSE:
             return plan
-        if self.reset and not current.get("parent_id"):
-            raise Refusal("branch %r (%s) has no parent, so it cannot be reset from one" % (self.name, current["id"]))
-        self._read_computes(current["id"])
-        if self.compute is not False and self.compute is not None:
-            settings = self.compute if isinstance(self.compute, dict) else {}
-            self.compute_plan = decide(COMPUTE, self.endpoint, settings, name=None)
-        return plan
+        problem = self._problem(current, plan, parent)
+        return Plan(REFUSE, problem) if problem else plan
 
-    def problem(self, plan, current):
-        if self.compute_plan.action == UPDATE:
-            problem = compute_settings_problem(COMPUTE.shown(planned(self.endpoint, self.compute_plan)), "compute.")
+    def _problem(self, current, plan, parent):
+        """What the service would refuse of ``plan`` beyond the description: a compute size, an expiry, a parent."""
+        if plan.compute.action == UPDATE:
+            problem = compute_settings_problem(COMPUTE.shown(planned(self.endpoint, plan.compute)), "compute.")
             if problem:
                 return "the compute %s of %s (%s) cannot be changed as asked: with its other settings, %s" % (
                     self.endpoint["id"], self.label, current["id"], problem)
-        if plan.action not in (CREATE, UPDATE) and not self.make_default:
+        if plan.action not in (CREATE, UPDATE) and not plan.make_default:
             return None
-        problem = parent_problem(self.parent) if current is None else None
+        problem = parent_problem(parent) if current is None else None
         problem = problem or branch_problem(self._after(current, plan), current, self.branches)
         if problem:
             return "%s %s: %s" % (self.label, "cannot be created" if current is None else
@@ -321,7 +344,7 @@ class Branch(Resource):
         if self.endpoints is not None:
             self.task.kept["endpoints"] = read_write_first(self.endpoints)
 
-    def shown(self, current):
+    def shown(self, current, plan=None):
         return self._shown(current, self.endpoint)
 
     def _shown(self, branch, endpoint):
@@ -339,33 +362,30 @@ class Branch(Resource):
         if current is None and plan.body.get("init_source") == SCHEMA_ONLY:
             for field in SOURCE_OPTIONS:
                 after.pop(BRANCH_API_FIELD[field], None)
-        if self.make_default:
+        if plan.make_default:
             after["default"] = True
         return after
 
     def diff(self, current, plan):
         if current is None:
             return {}, self._shown(self._after(None, plan), compute_body(self.compute) if self.compute else None)
-        endpoint_after = planned(self.endpoint, self.compute_plan) \
-            if self.compute_plan.action != NOTHING or self.endpoint is not None else None
+        endpoint_after = planned(self.endpoint, plan.compute) \
+            if plan.compute.action != NOTHING or self.endpoint is not None else None
         before, after = self._shown(current, self.endpoint), self._shown(self._after(current, plan), endpoint_after)
-        if self.reset:
+        if plan.reset:
             # A reset takes the parent's data, roles and databases as they are now (its own are replaced).
             before["data"] = "its own (last reset: %s)" % (current.get("last_reset_at") or "never")
             after["data"] = "its parent %s's latest: its data, roles and databases" % current["parent_id"]
         return before, after
-
-    def pending(self, current, plan):
-        return self.compute_plan.changed or (bool(self.reset) and current is not None) or self.make_default
 
     def predicted(self, current, plan):
         # What only the service gives a new branch and compute (ids, the host) is null in check mode.
         if current is None:
             self.endpoints = [dict(compute_body(self.compute), id=None, host=None)] if self.compute else []
             return dict(self._after(None, plan), id=None)
-        if self.compute_plan.changed:
+        if plan.compute.changed:
             made = {} if self.endpoint is not None else {"id": None, "host": None}
-            self._replace_endpoint(dict(planned(self.endpoint, self.compute_plan), type=READ_WRITE,
+            self._replace_endpoint(dict(planned(self.endpoint, plan.compute), type=READ_WRITE,
                                         branch_id=current["id"], **made))
         return self._after(current, plan)
 
@@ -377,10 +397,8 @@ class Branch(Resource):
             body["endpoints"] = [compute_body(self.compute)]
         return body
 
-    def take_answer(self, data):
-        self.task.keep_created_uri(data)  # shown only in this answer
-
     def created(self, data, path):
+        self.task.keep_created_uri(data)  # shown only in this answer, so kept before anything in it is checked
         branch = answers.item_of(data, "POST", path, "branch", BRANCH_FIELDS)
         self.endpoints = answers.items_of(data, "POST", path, "endpoints", ENDPOINT_FIELDS) \
             if data.get("endpoints") is not None else []
@@ -389,18 +407,18 @@ class Branch(Resource):
 
     def on_found(self, found):
         super(Branch, self).on_found(found)
-        if found.ours and not self.task.wait:  # the answer with its computes was lost, and read_again reads none
+        if found.ours and not self.task.wait:  # the answer with its computes was lost, and settle reads none
             self._read_computes(found.item["id"])
 
     def act(self, current, plan):
         """Its compute (created when asked and missing, or resized), then the reset, then becoming the default."""
-        if self.compute_plan.action == CREATE:
-            self._add_compute(current)
-        elif self.compute_plan.action == UPDATE:
+        if plan.compute.action == CREATE:
+            self._add_compute(current, plan.compute)
+        elif plan.compute.action == UPDATE:
             self._replace_endpoint(self.task.update(
                 COMPUTE, project_path(self.project_id, "endpoints", self.endpoint["id"]), self.project_id,
-                self.endpoint, self.compute_plan, "the compute %s of %s" % (self.endpoint["id"], self.label)))
-        if self.reset and plan.action != CREATE:
+                self.endpoint, plan.compute, "the compute %s of %s" % (self.endpoint["id"], self.label)))
+        if plan.reset:
             path = project_path(self.project_id, "branches", current["id"], "restore")
             label = "%s (%s) from its parent %s" % (self.label, current["id"], current["parent_id"])
             data = self.task.change("POST", path, self.project_id, {"source_branch_id": current["parent_id"]},
@@ -409,7 +427,7 @@ class Branch(Resource):
             self.task.wait_for_operations_of(data, "POST", path, self.project_id, "reset " + label)
             current = self.task.answered(BRANCH, data, "POST", path, current["id"])
             self.keep(current)
-        if self.make_default:
+        if plan.make_default:
             current = self._make_default(current)
         return current
 
@@ -426,10 +444,11 @@ class Branch(Resource):
         self.keep(current)
         return current
 
-    def _add_compute(self, branch):
-        """Its read-write compute, created once; one another run created meanwhile is used (endpoints.py's rule)."""
+    def _add_compute(self, branch, compute):
+        """Its read-write compute, created once as ``compute`` (a plan) says; one another run created meanwhile is
+        used (endpoints.py's rule)."""
         path = project_path(self.project_id, "endpoints")
-        body = {"endpoint": dict(self.compute_plan.body, branch_id=branch["id"], type=READ_WRITE)}
+        body = {"endpoint": dict(compute.body, branch_id=branch["id"], type=READ_WRITE)}
         label = "a read-write compute for %s (%s)" % (self.label, branch["id"])
 
         def look_again():
@@ -465,7 +484,18 @@ class Branch(Resource):
 
     # ------------------------------------------------------------------------------------------ ready
 
-    def not_ready(self, current):
+    def settle(self, current, plan):
+        """After a change of this run, the branch and its computes read again (the answers showed them being made);
+        then, when its state says it is still being made or changed (by another run, or one that timed out), wait
+        for that and read it again."""
+        if self.task.changed:
+            current = self._read_again(current)
+        not_ready = self._not_ready(current)
+        if not_ready and self.task.settle(self.project_id, not_ready, unsettled=True, branch_id=current["id"]):
+            current = self._read_again(current)
+        return current
+
+    def _not_ready(self, current):
         if not branch_settled(current):
             return "%s (%s) is not ready yet (current_state %s)" % (
                 self.label, current["id"], current.get("current_state"))
@@ -474,10 +504,7 @@ class Branch(Resource):
                 self.endpoint["id"], self.label, current["id"], self.endpoint.get("current_state"))
         return None
 
-    def settle_scope(self, current):
-        return current["id"], None
-
-    def read_again(self, current):
+    def _read_again(self, current):
         """Once its operations have ended, the branch and its computes as they are now: two GETs, only
         after a change that was waited for (the answers showed them being made)."""
         if not self.task.wait:

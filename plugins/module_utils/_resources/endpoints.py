@@ -23,8 +23,15 @@ import math
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import UPDATE, Description, Field, planned
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, branch_named
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
+    REFUSE,
+    UPDATE,
+    Description,
+    Field,
+    Plan,
+    planned,
+)
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource
 
@@ -222,7 +229,7 @@ class Endpoint(Resource):
     def find(self):
         """The branch (listed once per task), then the compute among its computes as they are now."""
         if self.branch is None:
-            self.branch = self.branch_named(self.wanted_branch)
+            self.branch = branch_named(self.task, self.project_id, self.wanted_branch)
             named = " %s" % self.id if self.id else ""
             self.label = "the %s compute%s of branch %s" % (self.type, named, branch_label(self.branch))
         # A branch an earlier task would make (check mode: refusal.Missing) has no compute to read yet.
@@ -233,9 +240,19 @@ class Endpoint(Resource):
         return project_path(self.project_id, "endpoints")
 
     def decide(self, current, options):
+        """The compute's plan, with whether its run state asks an action (``also_changes``), or the refusal of a
+        size the service would refuse once the asked settings meet the compute's others."""
         if current is None and self.id is not None:
             raise Refusal("Branch %s has no compute %s" % (branch_label(self.branch), self.id))
-        return super(Endpoint, self).decide(current, options)
+        plan = super(Endpoint, self).decide(current, options)
+        if plan.action == REFUSE:
+            return plan
+        problem = compute_settings_problem(COMPUTE.shown(planned(current, plan))) if plan.action == UPDATE else None
+        if problem:
+            return Plan(REFUSE, "%s (%s) cannot be changed as asked: with its other settings, %s" % (
+                self.label, current["id"], problem))
+        plan.also_changes = run_change(self.state, current) is not None
+        return plan
 
     def create_body(self, plan):
         return {"endpoint": dict(plan.body, branch_id=self.branch["id"], type=self.type)}
@@ -243,20 +260,12 @@ class Endpoint(Resource):
     def input_problem(self, options):
         return compute_settings_problem(options)
 
-    def problem(self, plan, current):
-        """A size the service would refuse once the asked settings meet the compute's others."""
-        problem = compute_settings_problem(COMPUTE.shown(planned(current, plan))) if plan.action == UPDATE else None
-        if problem:
-            return "%s (%s) cannot be changed as asked: with its other settings, %s" % (
-                self.label, current["id"], problem)
-        return None
-
     def create_refused(self, failure):
         return made_meanwhile(self.task, self.type, failure, self._found_again)
 
     # ------------------------------------------------------------------------------------------ diff and check mode
 
-    def shown(self, current):
+    def shown(self, current, plan=None):
         if current is None:
             return {}
         return dict(COMPUTE.shown(current), current_state=current.get("current_state"))
@@ -266,12 +275,9 @@ class Endpoint(Resource):
         after["current_state"] = after_state(self.state, current)
         return before, after
 
-    def pending(self, current, plan):
-        return run_change(self.state, current) is not None
-
     def predicted(self, current, plan):
         """The compute as it would be; one not made yet has no id or host."""
-        if not plan.changed and not self.pending(current, plan):
+        if not plan.changed and not plan.also_changes:
             return current
         endpoint = dict(planned(current, plan), type=self.type, branch_id=self.branch["id"],
                         current_state=after_state(self.state, current))
@@ -285,7 +291,7 @@ class Endpoint(Resource):
     def act(self, current, plan):
         """Start, suspend or restart it, as the run state a change left decides."""
         if plan.changed:
-            current = self.read_again(current)
+            current = self._read_again(current)
         action = run_change(self.state, current)
         if action is None:
             return current
@@ -294,21 +300,21 @@ class Endpoint(Resource):
         data = self.task.change("POST", path, self.project_id, None, what)
         self.task.did(what)
         self.task.wait_for_operations_of(data, "POST", path, self.project_id, what)
-        return self.read_again(self.task.answered(COMPUTE, data, "POST", path, current["id"]))
+        return self._read_again(self.task.answered(COMPUTE, data, "POST", path, current["id"]))
 
-    def after_change(self, current):
-        return current  # act read it again after each change
-
-    def not_ready(self, current):
+    def settle(self, current, plan):
+        """When its state says it is still being made or changed (by another run, or one that timed out), wait for
+        that and read it again (act read it again after each change of this run)."""
         if compute_settled(current):
-            return None
-        return "%s (%s) is not ready yet (current_state %s, pending_state %s)" % (
+            return current
+        not_ready = "%s (%s) is not ready yet (current_state %s, pending_state %s)" % (
             self.label, current["id"], current.get("current_state"), current.get("pending_state"))
+        if self.task.settle(self.project_id, not_ready, unsettled=True, branch_id=self.branch["id"],
+                            endpoint_id=current["id"]):
+            current = self._read_again(current)
+        return current
 
-    def settle_scope(self, current):
-        return self.branch["id"], current["id"]
-
-    def read_again(self, current):
+    def _read_again(self, current):
         """The compute as it is now, once the operations of a change have ended: one GET, only when waited."""
         if not self.task.wait:
             return current

@@ -114,6 +114,18 @@ def project_to_be_made(project_id, task):
     return missing is not None
 
 
+def branch_named(task, project_id, wanted):
+    """The branch ``wanted`` (a name or an id; None: the default branch) of the task's project: one request.
+    In check mode, a branch or a project that an earlier task of the play would make is taken as made (the rule
+    of refusal.Missing, with a warning): a stand-in without an id, of which nothing is read."""
+    if project_to_be_made(project_id, task):
+        return branch_stand_in(wanted)
+    try:
+        return locate_branch(task.client, project_id, wanted)
+    except Missing as missing:
+        return task.assume(missing)
+
+
 def locate_branch(client, project_id, wanted=None):
     """The branch ``wanted`` (a name or an id) of the project, or its default branch when None: one
     request. A Refusal when there is no such branch."""

@@ -126,7 +126,18 @@ class Plan:
     ``action``: create, update, delete, none or refuse. ``body``: the API object to send (create
     or update). ``changes``: option name -> (before, after) of every field that changes.
     ``reason``: one sentence, for the result and for a refusal's message.
+
+    A resource's own plan (its ``decide``, resource.py) may say more: ``also_changes``, whether what it does
+    beyond create and update (a branch's reset, a compute's start: its ``act``) changes something (check mode's
+    ``changed``); ``update_body``, what its update sends when that is not ``body`` (a project's settings, sent
+    whole).
     """
+
+    also_changes = False
+
+    def update_body(self, current):
+        """What an update of ``current`` sends for this plan; None: ``body``."""
+        return None
 
     def __init__(self, action, reason, body=None, changes=None):
         self.action = action

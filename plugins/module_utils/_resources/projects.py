@@ -93,6 +93,38 @@ DEFAULT_COMPUTE = Description("compute", "endpoint", ENDPOINT_FIELDS, COMPUTE.fi
 SHOWN_AT_CREATION = [field.option for field in PROJECT.fields if field.compare and field not in SETTINGS_FIELDS]
 
 
+NO_COMPUTE_SETTINGS = Plan(NOTHING, "no compute settings asked")
+
+
+class ProjectPlan(Plan):
+    """What a task does to a project: the project's own plan (``plan``), and beyond it ``compute`` (the plan for
+    its default compute, ``endpoint``: its settings applied there too), ``shown_options`` (the settings a create's
+    diff shows: those given) and ``notes`` (what a change of settings does that cannot be taken back: the diff and
+    warnings say it)."""
+
+    def __init__(self, plan):
+        super(ProjectPlan, self).__init__(plan.action, plan.reason, plan.body, plan.changes)
+        self.compute = NO_COMPUTE_SETTINGS
+        self.endpoint = None
+        self.shown_options = []
+        self.notes = []
+
+    @property
+    def also_changes(self):
+        return self.compute.changed
+
+    def update_body(self, current):
+        """The project's PATCH: its default compute settings and its settings sent whole, so that those the task
+        does not name are kept as they are."""
+        body = dict(self.body)
+        if "default_endpoint_settings" in body:
+            body["default_endpoint_settings"] = merged(current.get("default_endpoint_settings") or {},
+                                                       body["default_endpoint_settings"])
+        if "settings" in body:
+            body["settings"] = update_settings(current, body["settings"])
+        return body
+
+
 class Project(Resource):
     """The project ``project_id``, or else the one named ``name`` (in ``org_id`` when given)."""
 
@@ -105,12 +137,7 @@ class Project(Resource):
         self.label = "project %r" % (name or project_id)
         self.unavailable = []
         self.not_found = None  # the HTTP 404 that answered the read of project_id
-        self.endpoint = None  # its default compute, when compute settings are asked
-        self.compute_plan = Plan(NOTHING, "no compute settings asked")
-        self.options = {}
         self.asks_settings = False  # whether the task compares the project's settings (read with it)
-        self.shown_options = []  # the settings a create's diff shows: those given
-        self.notes = []  # what a change of settings does that cannot be taken back (the diff and warnings)
 
     def present(self, options):
         self.asks_settings = any(dig(options, field.option) is not None for field in SETTINGS_FIELDS)
@@ -187,22 +214,23 @@ class Project(Resource):
             settings_problem(options.get("settings"))
 
     def decide(self, current, options):
-        options = self.options = with_settings_normalised(options)
+        """The project's plan (a ProjectPlan) with its default compute's, or the refusal of what the service would
+        refuse: a maintenance window given in part with none to complete it, a one-way setting asked back."""
+        options = with_settings_normalised(options)
         if current is None and self.unavailable:
             raise self._unknown()
         if current is None and self.project_id is not None:
             raise Refusal(self._no_such_id())
         if current is None and options.get("org_id") is None and self.org_id:
             options = dict(options, org_id=self.org_id)  # the organization the service asked for when listing
-        plan = decide(PROJECT, current, options, name=self.name or self.project_id)
-        self.endpoint, self.compute_plan = self._compute_plan(current, plan, options.get("compute"))
-        self.shown_options = given_options(SETTINGS_FIELDS, options) if current is None else []
-        self.notes = notes(current, planned(current, plan)) if plan.action in (CREATE, UPDATE) else []
-        return plan
-
-    def problem(self, plan, current):
-        """A maintenance window given in part with none to complete it; a one-way setting asked back."""
-        return window_problem(current, self.options) or one_way_problem(current, plan.changes)
+        plan = ProjectPlan(decide(PROJECT, current, options, name=self.name or self.project_id))
+        plan.endpoint, plan.compute = self._compute_plan(current, plan, options.get("compute"))
+        plan.shown_options = given_options(SETTINGS_FIELDS, options) if current is None else []
+        plan.notes = notes(current, planned(current, plan)) if plan.action in (CREATE, UPDATE) else []
+        if plan.action == REFUSE:
+            return plan
+        problem = window_problem(current, options) or one_way_problem(current, plan.changes)
+        return Plan(REFUSE, problem) if problem else plan
 
     def _compute_plan(self, current, plan, compute):
         """The default compute and the plan for it: (endpoint or None, Plan).
@@ -211,7 +239,7 @@ class Project(Resource):
         nothing to change, whichever is the default branch's. Otherwise the branches tell which one is.
         """
         if current is None or not compute or plan.action == REFUSE:
-            return None, Plan(NOTHING, "no compute settings asked")
+            return None, NO_COMPUTE_SETTINGS
         endpoints = project_endpoints(self.client, current["id"])
         read_write = [endpoint for endpoint in endpoints if endpoint["type"] == READ_WRITE]
         if read_write and all(decide(DEFAULT_COMPUTE, endpoint, compute).action == NOTHING for endpoint in read_write):
@@ -224,30 +252,27 @@ class Project(Resource):
             return None, Plan(NOTHING, "no default compute")
         return endpoint, decide(DEFAULT_COMPUTE, endpoint, compute, name=None)
 
-    def shown(self, current):
+    def shown(self, current, plan=None):
         """What a create's (or a delete's) diff shows: its compared fields, and of its settings those given."""
-        return shown_fields(current, PROJECT.fields, SHOWN_AT_CREATION + self.shown_options)
+        return shown_fields(current, PROJECT.fields, SHOWN_AT_CREATION + (plan.shown_options if plan else []))
 
     def diff(self, current, plan):
         """A create's: the project as asked. An update's: what changes and nothing else, the project's fields and
         settings and its default compute's (``default_compute``), each before and after."""
         if current is None:
-            before, after = {}, self.shown(planned(None, plan))
+            before, after = {}, self.shown(planned(None, plan), plan)
         else:
             before, after = changes_shown(PROJECT.fields, plan.changes)
-            compute_before, compute_after = changes_shown(DEFAULT_COMPUTE.fields, self.compute_plan.changes)
+            compute_before, compute_after = changes_shown(DEFAULT_COMPUTE.fields, plan.compute.changes)
             if compute_after:
                 before["default_compute"], after["default_compute"] = compute_before, compute_after
-        if self.notes:
-            after["notes"] = list(self.notes)
-            for note in self.notes:
+        if plan.notes:
+            after["notes"] = list(plan.notes)
+            for note in plan.notes:
                 warning = "%s: %s." % (self.label if current is None else self._named(current), note)
                 if warning not in self.task.warnings:
                     self.task.warnings.append(warning)
         return before, after
-
-    def pending(self, current, plan):
-        return self.compute_plan.changed
 
     def predicted(self, current, plan):
         """Check mode's result; a project not made yet has a null id (only the service gives one), which later
@@ -255,23 +280,8 @@ class Project(Resource):
         predicted = planned(current, plan)
         return predicted if current is not None else dict(predicted, id=None)
 
-    def stateless(self):
-        return True  # only the project's operations tell whether a change still runs on it
-
-    def update_body(self, current, plan):
-        body = dict(plan.body)
-        if "default_endpoint_settings" in body:
-            # Sent whole, so that settings the task does not name are kept as they are.
-            body["default_endpoint_settings"] = merged(current.get("default_endpoint_settings") or {},
-                                                       body["default_endpoint_settings"])
-        if "settings" in body:
-            body["settings"] = update_settings(current, body["settings"])
-        return body
-
-    def take_answer(self, data):
-        self.task.keep_created_uri(data)  # shown only in this answer
-
     def created(self, data, path):
+        self.task.keep_created_uri(data)  # shown only in this answer, so kept before anything in it is checked
         return answers.item_of(data, "POST", path, "project", FULL_PROJECT_FIELDS)
 
     def on_found(self, found):
@@ -279,13 +289,14 @@ class Project(Resource):
             self.task.warnings.append("Get the new project's connection URI with neon.cloud.connection_info.")
 
     def act(self, current, plan):
-        if self.compute_plan.action == UPDATE:
-            body = dict(self.compute_plan.body)
+        """Its default compute's settings, when they differ from those asked."""
+        if plan.compute.action == UPDATE:
+            body = dict(plan.compute.body)
             if "settings" in body:  # its settings sent whole, its Postgres settings merged with those given
-                body["settings"] = compute_settings_body(self.endpoint, body["settings"]["pg_settings"])
-            self.task.update(DEFAULT_COMPUTE, project_path(current["id"], "endpoints", self.endpoint["id"]),
-                             current["id"], self.endpoint, self.compute_plan, "the default compute %s of project %s" % (
-                                 self.endpoint["id"], current["id"]), body=body)
+                body["settings"] = compute_settings_body(plan.endpoint, body["settings"]["pg_settings"])
+            self.task.update(DEFAULT_COMPUTE, project_path(current["id"], "endpoints", plan.endpoint["id"]),
+                             current["id"], plan.endpoint, plan.compute, "the default compute %s of project %s" % (
+                                 plan.endpoint["id"], current["id"]), body=body)
         return current
 
     def _named(self, current):

@@ -23,8 +23,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_path, project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import branch_settled
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, UPDATE, Description, Field, decide
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, branch_named
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, REFUSE, UPDATE, Description, Field, Plan, decide
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource, sentence
 
@@ -99,7 +99,7 @@ class BranchItem(Resource):
     def find(self):
         """The branch (listed once per task), then the item among the branch's as they are now."""
         if self.branch is None:
-            self.branch = self.branch_named(self.wanted_branch)
+            self.branch = branch_named(self.task, self.project_id, self.wanted_branch)
             self.label = "%s %r of branch %s" % (self.description.kind, self.name, branch_label(self.branch))
             self.task.kept["branch_id"] = self.branch["id"]
         named = [item for item in self.listed(self.description) if item["name"] == self.name]
@@ -120,22 +120,18 @@ class BranchItem(Resource):
         return without_password(answers.item_of(data, "POST", path, self.description.key,
                                                 self.description.answer_fields, self.name, "name"))
 
-    def stateless(self):
-        return True  # only the project's operations tell whether a change still runs on the branch
-
-    def read_again(self, current):
-        """The item as the branch lists it now, after waiting for what another run left running on the branch."""
-        return self.find() or current
-
-    def after_change(self, current):
-        return current  # this run's answer is the item as it is: no state of its own to read again
-
-    def not_ready(self, current):
-        return None if branch_settled(self.branch) else "%s: its branch is not ready yet (current_state %s)" % (
+    def settle(self, current, plan):
+        """When its branch is not ready yet, or (when this run changed nothing) the project's operations still run
+        on the branch, wait for them, then the item as the branch lists it now. After a change of this run, its
+        answer is the item as it is: it has no state of its own to read again."""
+        not_ready = None if branch_settled(self.branch) else "%s: its branch is not ready yet (current_state %s)" % (
             self.label, self.branch.get("current_state"))
-
-    def settle_scope(self, current):
-        return self.branch["id"], None
+        if not_ready is None and self.task.changed:
+            return current
+        if self.task.settle(self.project_id, not_ready or "%s has operations still running" % self._named(current),
+                            unsettled=True if not_ready else None, branch_id=self.branch["id"]):
+            current = self.find() or current
+        return current
 
     def refusal(self, problem):
         return "%s cannot be %s" % (sentence(self.label), problem)
@@ -172,6 +168,12 @@ class Role(BranchItem):
     def _resetting(self, plan):
         return self.reset_password and plan.action != CREATE
 
+    def decide(self, current, options):
+        """The role's plan; a password reset is a change of its own (``also_changes``)."""
+        plan = super(Role, self).decide(current, options)
+        plan.also_changes = bool(self.reset_password)
+        return plan
+
     def diff(self, current, plan):
         before, after = super(Role, self).diff(current, plan)
         if self._resetting(plan):
@@ -179,9 +181,6 @@ class Role(BranchItem):
             before["password"] = "(the current one)"
             after["password"] = "(a new one, returned in password)"
         return before, after
-
-    def pending(self, current, plan):
-        return bool(self.reset_password)
 
     def predicted(self, current, plan):
         """Check mode's role; a password this run would return (created, reset or read again) is the service's to
@@ -192,8 +191,9 @@ class Role(BranchItem):
 
     # ------------------------------------------------------------------------------------------ the password
 
-    def take_answer(self, data):
-        self._keep_answered(data, "created")
+    def created(self, data, path):
+        self._keep_answered(data, "created")  # shown only in this answer, so kept before anything in it is checked
+        return super(Role, self).created(data, path)
 
     def on_found(self, found):
         if not found.ours:
@@ -264,14 +264,18 @@ class Database(BranchItem):
 
     description = DATABASE
 
-    def problem(self, plan, current):
+    def decide(self, current, options):
+        """The database's plan, or its refusal: created without an owner. An owner that is not a role of the branch is
+        refused too, and in check mode taken as made by an earlier task of the play (refusal.Missing)."""
+        plan = super(Database, self).decide(current, options)
         if plan.action not in (CREATE, UPDATE):
-            return None
+            return plan
         owner = plan.body.get("owner_name")
         if plan.action == CREATE and owner is None:
-            return self.refusal("created without an owner: give owner, the name of one of the branch's roles")
+            return Plan(REFUSE, self.refusal("created without an owner: give owner, the name of one of the branch's "
+                                             "roles"))
         if owner is None:
-            return None
+            return plan
         roles = [role["name"] for role in self.listed(ROLE)]
         if owner not in roles:
             # Refused; in check mode taken as made by an earlier task of the play (refusal.Missing).
@@ -280,4 +284,4 @@ class Database(BranchItem):
                              "neon.cloud.role first" % ("created" if plan.action == CREATE else "given another owner",
                                                         owner, ", ".join(sorted(roles)) or "none")),
                 "role %r of branch %s" % (owner, branch_label(self.branch))))
-        return None
+        return plan

@@ -279,10 +279,8 @@ class Snapshot(Resource):
         warning = expiry_warning(current, options.get("expires_at"))
         if warning and plan.action != REFUSE and warning not in self.task.warnings:
             self.task.warnings.append(warning)
-        return plan
-
-    def problem(self, plan, current):
-        return snapshot_problem(self.branch) if plan.action == CREATE else None
+        problem = snapshot_problem(self.branch) if plan.action == CREATE else None  # only of a root branch
+        return Plan(REFUSE, problem) if problem else plan
 
     def create_refused(self, failure):
         """A create refused for the manual snapshots limit fails naming the snapshots that hold it (one more
@@ -308,7 +306,7 @@ class Snapshot(Resource):
     def create_body(self, plan):
         return None
 
-    def shown(self, current):
+    def shown(self, current, plan=None):
         """Its compared fields, and what is sent only when it is taken: its branch and its expiry."""
         shown = SNAPSHOT.shown(current)
         if current is not None:
@@ -319,11 +317,13 @@ class Snapshot(Resource):
     def predicted(self, current, plan):
         return current if current is not None else dict(plan.body, id=None)
 
-    def stateless(self):
-        return True  # only the project's operations tell whether its create still runs
-
-    def settle_scope(self, current):
-        return current.get("source_branch_id"), None
+    def settle(self, current, plan):
+        """When this run changed nothing, wait for the operations still running on its branch (only the project's
+        operations tell whether its create still runs)."""
+        if not self.task.changed:
+            self.task.settle(self.project_id, "%s has operations still running" % self._named(current),
+                             branch_id=current.get("source_branch_id"))
+        return current
 
     def delete(self, current):
         """DELETE it (202 with operations) and wait; a 404 means another run deleted it meanwhile."""
