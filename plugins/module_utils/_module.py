@@ -3,9 +3,10 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The Ansible side of every module: connection options, input checks, one client, results.
 
-A module builds a NeonModule with its own options and passes a function that does the work.
-That function returns the result dict (its ``warnings`` are shown as Ansible warnings) or
-raises: a NeonAPIError or a TaskFailure becomes one fail_json carrying what was done. Every
+A module builds a NeonModule with its own options and passes a function that does the work, or, when it changes
+one resource of the walk (_resources/resource.py), the resource's class (``run_resource``). The work returns the
+result dict (its ``warnings`` are shown as Ansible warnings) or raises: a NeonAPIError or a TaskFailure becomes one
+fail_json carrying what was done, an OptionError one with its sentence alone. Every
 message, warning, error and diff leaves through ``_finish``, which removes any piece of a
 secret the task holds.
 """
@@ -18,8 +19,6 @@ import json
 import re
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
-from ansible.module_utils.common.validation import check_type_dict, check_type_float, check_type_int
-from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import (
     DEFAULT_API_URL,
@@ -38,10 +37,9 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.connection import 
 )
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure
 from ansible_collections.neon.cloud.plugins.module_utils._api.redaction import SecretScrubber, one_line
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import OptionError
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
 
-# The settings a compute option (``branch``'s ``compute``) takes, and their types.
-COMPUTE_OPTIONS = {"min_cu": (int, float), "max_cu": (int, float), "suspend_timeout_seconds": (int,)}
 OPERATION_ID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 # Result fields that carry our sentences and excerpts of answers: always scrubbed on the way out.
 # Everything else but the secrets returned on purpose (a created key's ``key``, a connection URI and
@@ -121,7 +119,7 @@ class NeonModule:
         """The ResourceTask of a module that changes resources, once ``path_parameters`` (option
         names) and the wait options (plugins/doc_fragments/api.py, WAIT) are checked. ``predicts_project``:
         the module's resource takes an empty ``project_id`` in check mode as a project an earlier task would
-        make (_resources/plan.py, Missing; docs/docsite/rst/troubleshooting.rst, "A dry run")."""
+        make (_resources/refusal.py, Missing; docs/docsite/rst/troubleshooting.rst, "A dry run")."""
         for name in path_parameters:
             if name == "project_id" and predicts_project and self.check_mode and \
                     not (self.params.get(name) or "").strip():
@@ -131,41 +129,17 @@ class NeonModule:
         return ResourceTask(self.client, wait=self.params["wait"], wait_timeout=self.params["wait_timeout"],
                             check_mode=self.check_mode, diff=self.diff)
 
-    def compute_option(self, name):
-        """A ``raw`` option that is true, false or a dict of compute settings, checked. A string that is no
-        boolean (as ``-a 'compute="min_cu=0.25 max_cu=1"'`` gives) is read as Ansible reads a dict option's
-        string: ``k=v k2=v2``, ``k=v, k2=v2`` or a JSON object; a setting given as a string is read as a number."""
-        value = self.params[name]
-        if isinstance(value, str):
-            try:
-                return boolean(value, strict=True)
-            except TypeError:
-                pass
-            try:
-                value = check_type_dict(value)
-            except TypeError as exc:
-                self.fail("%s must be true, false or a dict of min_cu, max_cu and suspend_timeout_seconds (in -a: "
-                          "key=value pairs such as %s=\"min_cu=0.25 max_cu=1\", or a JSON object), got %r: %s"
-                          % (name, name, value, exc))
-        if isinstance(value, dict):
-            unknown = sorted(set(value) - set(COMPUTE_OPTIONS))
-            if unknown:
-                self.fail("%s takes min_cu, max_cu and suspend_timeout_seconds, not %s" % (name, ", ".join(unknown)))
-            value = dict(value)
-            for option, types in COMPUTE_OPTIONS.items():
-                if isinstance(value.get(option), str):
-                    try:
-                        value[option] = (check_type_float if float in types else check_type_int)(value[option])
-                    except TypeError:
-                        pass  # refused below, with the value as given
-                if value.get(option) is not None and (type(value[option]) not in types):
-                    self.fail("%s.%s must be a number, got %r" % (name, option, value[option]))
-            return value
-        try:
-            return boolean(value, strict=True)
-        except TypeError:
-            self.fail("%s must be true, false or a dict of min_cu, max_cu and suspend_timeout_seconds" % name)
-        return None
+    def run_resource(self, resource):
+        """The work of a module that changes one resource (``resource``: its Resource class): the options it checks
+        first, its ResourceTask (its path options and the wait options checked), then what the options ask."""
+        def work(neon):
+            problem = resource.options_problem(neon.params)
+            if problem:
+                neon.fail(problem)
+            task = neon.resource_task(*resource.path_options, predicts_project=resource.predicts_project)
+            return resource.run(task, neon.params)
+
+        self.run(work)
 
     def require_operation_id(self, value, option):
         if not isinstance(value, str) or not OPERATION_ID_PATTERN.match(value):
@@ -209,6 +183,6 @@ class NeonModule:
             self.fail_from(error)
         except TaskFailure as failure:
             self.fail(failure.msg, **failure.result)
-        except PathParameterError as error:
+        except (PathParameterError, OptionError) as error:
             self.fail(str(error))
         self._finish(**result)

@@ -316,20 +316,6 @@ from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModu
 from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import Branch
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
-SETTINGS = ("name", "parent", "parent_timestamp", "parent_lsn", "init_source", "protected", "expires_at")
-
-
-def work(neon):
-    params = neon.params
-    if not 1 <= len(params["name"]) <= 256:
-        neon.fail("name must be 1 to 256 characters long, got %d" % len(params["name"]))
-    task = neon.resource_task("project_id", "name", predicts_project=True)
-    if params["state"] == "absent":
-        return Branch(task, params["project_id"], params["name"]).absent()
-    branch = Branch(task, params["project_id"], params["name"], compute=neon.compute_option("compute"),
-                    reset_from_parent=params["reset_from_parent"], default=params["default"])
-    return branch.present(dict((option, params[option]) for option in SETTINGS))
-
 
 def main():
     spec = dict(
@@ -351,7 +337,7 @@ def main():
         argument_spec=spec,
         mutually_exclusive=[("parent_timestamp", "parent_lsn")],
         supports_check_mode=True,
-    ).run(work)
+    ).run_resource(Branch)
 
 
 if __name__ == "__main__":

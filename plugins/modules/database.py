@@ -148,21 +148,8 @@ operations:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.roles_databases import DATABASE_NAME_MAX_BYTES, RESERVED_DATABASES, Database
+from ansible_collections.neon.cloud.plugins.module_utils._resources.roles_databases import Database
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
-
-
-def work(neon):
-    params = neon.params
-    if len(params["name"].encode("utf-8")) > DATABASE_NAME_MAX_BYTES:
-        neon.fail("name must be at most %d bytes long" % DATABASE_NAME_MAX_BYTES)
-    if params["name"] in RESERVED_DATABASES:
-        neon.fail("name %r is one of the service's own databases (%s)" % (params["name"], ", ".join(RESERVED_DATABASES)))
-    task = neon.resource_task("project_id", "branch", "name", predicts_project=True)
-    database = Database(task, params["project_id"], params["branch"], params["name"])
-    if params["state"] == "absent":
-        return database.absent()
-    return database.present({"owner": params["owner"]})
 
 
 def main():
@@ -174,7 +161,7 @@ def main():
         state=dict(type="str", default="present", choices=["present", "absent"]),
     )
     spec.update(WAIT_ARGUMENT_SPEC)
-    NeonModule(argument_spec=spec, supports_check_mode=True).run(work)
+    NeonModule(argument_spec=spec, supports_check_mode=True).run_resource(Database)
 
 
 if __name__ == "__main__":

@@ -177,16 +177,6 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints im
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
 
-def work(neon):
-    params = neon.params
-    settings = dict((option, params[option]) for option in ("min_cu", "max_cu", "suspend_timeout_seconds"))
-    task = neon.resource_task("project_id", "branch", "id", predicts_project=True)
-    compute = Endpoint(task, params["project_id"], params["branch"], params["type"], params["id"], params["state"])
-    if params["state"] == "absent":
-        return compute.absent()
-    return compute.present(settings)
-
-
 def main():
     spec = dict(
         project_id=dict(type="str", required=True),
@@ -199,7 +189,7 @@ def main():
         state=dict(type="str", default="present", choices=["present", "absent", "started", "suspended", "restarted"]),
     )
     spec.update(WAIT_ARGUMENT_SPEC)
-    NeonModule(argument_spec=spec, supports_check_mode=True).run(work)
+    NeonModule(argument_spec=spec, supports_check_mode=True).run_resource(Endpoint)
 
 
 if __name__ == "__main__":

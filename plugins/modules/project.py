@@ -398,20 +398,6 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.project_sett
 from ansible_collections.neon.cloud.plugins.module_utils._resources.projects import Project
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
-SETTINGS = ("name", "org_id", "region_id", "pg_version", "history_retention_seconds", "compute", "settings",
-            "store_passwords", "default_branch", "database", "role")
-
-
-def work(neon):
-    params = neon.params
-    if params["name"] is not None and not 1 <= len(params["name"]) <= 256:
-        neon.fail("name must be 1 to 256 characters long, got %d" % len(params["name"]))
-    task = neon.resource_task("id", "org_id")
-    project = Project(task, name=params["name"], project_id=params["id"], org_id=params["org_id"])
-    if params["state"] == "absent":
-        return project.absent()
-    return project.present(dict((option, params[option]) for option in SETTINGS))
-
 
 def main():
     spec = dict(
@@ -459,7 +445,7 @@ def main():
         argument_spec=spec,
         required_one_of=[("name", "id")],
         supports_check_mode=True,
-    ).run(work)
+    ).run_resource(Project)
 
 
 if __name__ == "__main__":

@@ -162,22 +162,8 @@ operations:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.roles_databases import ROLE_NAME_MAX_BYTES, Role
+from ansible_collections.neon.cloud.plugins.module_utils._resources.roles_databases import Role
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
-
-
-def work(neon):
-    params = neon.params
-    if len(params["name"].encode("utf-8")) > ROLE_NAME_MAX_BYTES:
-        neon.fail("name must be at most %d bytes long" % ROLE_NAME_MAX_BYTES)
-    task = neon.resource_task("project_id", "branch", "name", predicts_project=True)
-    if params["state"] == "absent":
-        if params["reset_password"] or params["reveal_password"]:
-            neon.fail("reset_password and reveal_password need state=present")
-        return Role(task, params["project_id"], params["branch"], params["name"]).absent()
-    role = Role(task, params["project_id"], params["branch"], params["name"], reset_password=params["reset_password"],
-                reveal_password=params["reveal_password"])
-    return role.present()
 
 
 def main():
@@ -194,7 +180,7 @@ def main():
         argument_spec=spec,
         mutually_exclusive=[("reset_password", "reveal_password")],
         supports_check_mode=True,
-    ).run(work)
+    ).run_resource(Role)
 
 
 if __name__ == "__main__":

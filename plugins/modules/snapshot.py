@@ -188,17 +188,6 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.snapshots im
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
 
-def work(neon):
-    params = neon.params
-    if not params["name"].strip():
-        neon.fail("name must not be empty")
-    task = neon.resource_task("project_id", "branch", predicts_project=True)
-    snapshot = Snapshot(task, params["project_id"], params["name"], params["branch"])
-    if params["state"] == "absent":
-        return snapshot.absent()
-    return snapshot.present(dict((option, params[option]) for option in ("timestamp", "lsn", "expires_at")))
-
-
 def main():
     spec = dict(
         project_id=dict(type="str", required=True),
@@ -214,7 +203,7 @@ def main():
         argument_spec=spec,
         mutually_exclusive=[("timestamp", "lsn")],
         supports_check_mode=True,
-    ).run(work)
+    ).run_resource(Snapshot)
 
 
 if __name__ == "__main__":

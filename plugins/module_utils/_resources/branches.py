@@ -35,6 +35,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.endpoints im
     READ_WRITE,
     branch_endpoints,
     compute_body,
+    compute_option,
     compute_settings_problem,
     compute_settled,
     made_meanwhile,
@@ -97,6 +98,8 @@ BRANCH = Description("branch", "branch", BRANCH_ANSWER_FIELDS, [
     Field("protected"),
     Field("expires_at", empty_is_null=True, same=same_time),
 ], plural="branches")
+# The module's options that are the branch's own fields (its plan's options).
+PLAN_OPTIONS = ("name", "parent", "parent_timestamp", "parent_lsn", "init_source", "protected", "expires_at")
 # The API field of each option that says where a branch came from (SOURCE_OPTIONS).
 BRANCH_API_FIELD = dict((field.option, field.api) for field in BRANCH.fields)
 
@@ -238,6 +241,7 @@ class Branch(Resource):
     branch: default_change), None to leave it."""
 
     description = BRANCH
+    path_options = ("project_id", "name")
 
     def __init__(self, task, project_id, name, compute=False, reset_from_parent=False, default=None):
         super(Branch, self).__init__(task, project_id)
@@ -249,6 +253,22 @@ class Branch(Resource):
         self.branches = []  # the project's branches, as the last find listed them
         self.endpoints = None  # the branch's computes (present only: absent reads none)
         self.endpoint = None  # its read-write compute
+
+    # ------------------------------------------------------------------------------------------ its module's options
+
+    @classmethod
+    def options_problem(cls, options):
+        if not 1 <= len(options["name"]) <= 256:
+            return "name must be 1 to 256 characters long, got %d" % len(options["name"])
+        return None
+
+    @classmethod
+    def run(cls, task, options):
+        if options["state"] == "absent":
+            return cls(task, options["project_id"], options["name"]).absent()
+        branch = cls(task, options["project_id"], options["name"], compute=compute_option("compute", options["compute"]),
+                     reset_from_parent=options["reset_from_parent"], default=options["default"])
+        return branch.present(dict((option, options[option]) for option in PLAN_OPTIONS))
 
     # ------------------------------------------------------------------------------------------ finding and deciding
 

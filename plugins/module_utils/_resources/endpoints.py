@@ -20,6 +20,9 @@ __metaclass__ = type
 
 import math
 
+from ansible.module_utils.common.validation import check_type_dict, check_type_float, check_type_int
+from ansible.module_utils.parsing.convert_bool import boolean
+
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
@@ -32,7 +35,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     Plan,
     planned,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import OptionError, Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource
 
 READ_WRITE = "read_write"
@@ -49,6 +52,8 @@ ACTIVE = "active"
 IDLE = "idle"
 # state -> (the action's path segment, the compute state it leads to); restarted: always
 RUN_STATES = {STARTED: ("start", ACTIVE), SUSPENDED: ("suspend", IDLE), RESTARTED: ("restart", None)}
+# The settings a compute option (``branch``'s ``compute``) takes, and their types.
+COMPUTE_OPTIONS = {"min_cu": (int, float), "max_cu": (int, float), "suspend_timeout_seconds": (int,)}
 # What the collection reads of a compute (docs/docsite/rst/api-behaviour.rst): the fields a decision compares, the
 # ids it follows and the host it connects to. A number the service gives as 0.25 or as 1 is either type.
 _NUMBER = (int, float)
@@ -179,6 +184,55 @@ def after_state(state, current):
     return current.get("current_state")
 
 
+# ---------------------------------------------------------------------------------------------- the compute option
+
+
+def compute_option(name, value):
+    """The ``raw`` option ``name`` (``branch``'s ``compute``) that is true, false or a dict of compute settings,
+    checked (an OptionError when it is neither). A string that is no boolean (as ``-a 'compute="min_cu=0.25
+    max_cu=1"'`` gives) is read as Ansible reads a dict option's string: ``k=v k2=v2``, ``k=v, k2=v2`` or a JSON
+    object; a setting given as a string is read as a number."""
+    if isinstance(value, str):
+        flag = _as_boolean(value)
+        if flag is not None:
+            return flag
+        problem = None
+        try:
+            value = check_type_dict(value)
+        except TypeError as exc:
+            problem = "%s must be true, false or a dict of min_cu, max_cu and suspend_timeout_seconds (in -a: " \
+                      "key=value pairs such as %s=\"min_cu=0.25 max_cu=1\", or a JSON object), got %r: %s" % (
+                          name, name, value, exc)
+        if problem:
+            raise OptionError(problem)
+    if isinstance(value, dict):
+        unknown = sorted(set(value) - set(COMPUTE_OPTIONS))
+        if unknown:
+            raise OptionError("%s takes min_cu, max_cu and suspend_timeout_seconds, not %s" % (name, ", ".join(unknown)))
+        value = dict(value)
+        for option, types in COMPUTE_OPTIONS.items():
+            if isinstance(value.get(option), str):
+                try:
+                    value[option] = (check_type_float if float in types else check_type_int)(value[option])
+                except TypeError:
+                    pass  # refused below, with the value as given
+            if value.get(option) is not None and (type(value[option]) not in types):
+                raise OptionError("%s.%s must be a number, got %r" % (name, option, value[option]))
+        return value
+    flag = _as_boolean(value)
+    if flag is None:
+        raise OptionError("%s must be true, false or a dict of min_cu, max_cu and suspend_timeout_seconds" % name)
+    return flag
+
+
+def _as_boolean(value):
+    """``value`` as Ansible reads a boolean (``yes``, ``off``, 1...), or None when it is none."""
+    try:
+        return boolean(value, strict=True)
+    except TypeError:
+        return None
+
+
 # ---------------------------------------------------------------------------------------------- reading
 
 
@@ -216,6 +270,7 @@ class Endpoint(Resource):
     """The compute of ``branch`` (its default branch when None) of type ``endpoint_type`` or with id ``endpoint_id``."""
 
     description = COMPUTE
+    path_options = ("project_id", "branch", "id")
 
     def __init__(self, task, project_id, branch, endpoint_type, endpoint_id, state="present"):
         super(Endpoint, self).__init__(task, project_id)
@@ -225,6 +280,14 @@ class Endpoint(Resource):
         self.state = state
         self.branch = None
         self.label = "the %s compute" % endpoint_type
+
+    @classmethod
+    def run(cls, task, options):
+        settings = dict((option, options[option]) for option in ("min_cu", "max_cu", "suspend_timeout_seconds"))
+        compute = cls(task, options["project_id"], options["branch"], options["type"], options["id"], options["state"])
+        if options["state"] == "absent":
+            return compute.absent()
+        return compute.present(settings)
 
     def find(self):
         """The branch (listed once per task), then the compute among its computes as they are now."""

@@ -91,6 +91,9 @@ DEFAULT_COMPUTE = Description("compute", "endpoint", ENDPOINT_FIELDS, COMPUTE.fi
 # What a create's diff (and a delete's) shows of a project: its compared fields, and of its settings those given.
 # An update's diff shows only what changes (project_settings.changes_shown).
 SHOWN_AT_CREATION = [field.option for field in PROJECT.fields if field.compare and field not in SETTINGS_FIELDS]
+# The module's options that are the project's own fields (its plan's options).
+PLAN_OPTIONS = ("name", "org_id", "region_id", "pg_version", "history_retention_seconds", "compute", "settings",
+                "store_passwords", "default_branch", "database", "role")
 
 
 NO_COMPUTE_SETTINGS = Plan(NOTHING, "no compute settings asked")
@@ -129,6 +132,8 @@ class Project(Resource):
     """The project ``project_id``, or else the one named ``name`` (in ``org_id`` when given)."""
 
     description = PROJECT
+    path_options = ("id", "org_id")
+    predicts_project = False
 
     def __init__(self, task, name=None, project_id=None, org_id=None):
         super(Project, self).__init__(task, project_id)
@@ -138,6 +143,19 @@ class Project(Resource):
         self.unavailable = []
         self.not_found = None  # the HTTP 404 that answered the read of project_id
         self.asks_settings = False  # whether the task compares the project's settings (read with it)
+
+    @classmethod
+    def options_problem(cls, options):
+        if options["name"] is not None and not 1 <= len(options["name"]) <= 256:
+            return "name must be 1 to 256 characters long, got %d" % len(options["name"])
+        return None
+
+    @classmethod
+    def run(cls, task, options):
+        project = cls(task, name=options["name"], project_id=options["id"], org_id=options["org_id"])
+        if options["state"] == "absent":
+            return project.absent()
+        return project.present(dict((option, options[option]) for option in PLAN_OPTIONS))
 
     def present(self, options):
         self.asks_settings = any(dig(options, field.option) is not None for field in SETTINGS_FIELDS)

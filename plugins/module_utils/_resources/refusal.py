@@ -1,9 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What a task refuses before anything is sent: ``Refusal`` (a choice that cannot be made from what the service
-listed), ``Missing`` (what a task names that does not exist yet, and the one rule of check mode for it,
-``assume``) and ``only_one`` (the one object of a name, two of one name being a refusal that names both).
+"""What a task refuses before anything is sent: ``OptionError`` (an option that cannot be used, whatever the service
+holds), ``Refusal`` (a choice that cannot be made from what the service listed), ``Missing`` (what a task names that
+does not exist yet, and the one rule of check mode for it, ``assume``) and ``only_one`` (the one object of a name, two
+of one name being a refusal that names both).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -11,6 +12,12 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import TaskFailure
+
+
+class OptionError(Exception):
+    """An option of the module that cannot be used, whatever the service holds (a name the service refuses, a
+    compute that is neither true, false nor its settings): the task fails with this sentence alone, before anything
+    is read or sent (_module.py)."""
 
 
 class Refusal(TaskFailure):

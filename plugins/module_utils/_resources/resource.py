@@ -39,8 +39,10 @@ def sentence(text):
 class Resource:
     """One object of one resource that a task makes as asked (``present``) or deletes (``absent``).
 
-    What a resource class gives (the hooks; only ``find`` and ``collection_path`` are required):
+    What a resource class gives (the hooks; only ``find``, ``collection_path`` and ``run`` are required):
 
+    - ``options_problem``, ``run``, with ``path_options`` and ``predicts_project``: its module's options (its
+      module's one call, _module.NeonModule.run_resource, ends in ``run``);
     - ``find``, ``find_again``, ``collection_path``, ``item_path``, ``operations_project``: where it is;
     - ``input_problem``, ``decide``, ``cannot_delete``: what the task will do, or why it refuses;
     - ``create_body``, ``created``, ``create_refused``, ``on_found``: its create and what it answered;
@@ -50,12 +52,28 @@ class Resource:
 
     description = None  # its Description (plan.py), in the resource's own file
     id_field = "id"  # the field that identifies it in its paths (roles and databases: their name)
+    path_options = ()  # the module's options that go into a request's path (not empty, not . or ..: _module.py)
+    predicts_project = True  # in check mode, an empty project_id is a project an earlier task makes (refusal.Missing)
 
     def __init__(self, task, project_id):
         self.task = task
         self.client = task.client
         self.project_id = project_id
         self.label = self.description.kind  # named better by find(), once its parent is known
+
+    # ------------------------------------------------------------------------------------------ its module's options
+
+    @classmethod
+    def options_problem(cls, options):
+        """What the module's ``options`` alone say is wrong (a name the service refuses), checked before anything
+        else: the task fails with this sentence alone. None: nothing."""
+        return None
+
+    @classmethod
+    def run(cls, task, options):
+        """The task the module's ``options`` ask for (``state``): ``present`` or ``absent`` of the object they name.
+        An option that cannot be used whatever the service holds raises OptionError (refusal.py)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------------------------------ where it is
 

@@ -25,7 +25,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.errors import Neon
 from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import branch_settled
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, branch_named
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, REFUSE, UPDATE, Description, Field, Plan, decide
-from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, OptionError
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource, sentence
 
 NOT_STORED = 412  # reveal_password when the project does not store passwords
@@ -88,6 +88,7 @@ class BranchItem(Resource):
     """A role or a database named ``name`` on ``branch`` (the default branch when None)."""
 
     id_field = "name"
+    path_options = ("project_id", "branch", "name")
 
     def __init__(self, task, project_id, branch, name):
         super(BranchItem, self).__init__(task, project_id)
@@ -147,6 +148,22 @@ class Role(BranchItem):
         self.reset_password = reset_password
         self.reveal_password = reveal_password
         self.password_from = None  # how this run got a password: created, reset or revealed
+
+    @classmethod
+    def options_problem(cls, options):
+        if len(options["name"].encode("utf-8")) > ROLE_NAME_MAX_BYTES:
+            return "name must be at most %d bytes long" % ROLE_NAME_MAX_BYTES
+        return None
+
+    @classmethod
+    def run(cls, task, options):
+        if options["state"] == "absent":
+            if options["reset_password"] or options["reveal_password"]:
+                raise OptionError("reset_password and reveal_password need state=present")
+            return cls(task, options["project_id"], options["branch"], options["name"]).absent()
+        role = cls(task, options["project_id"], options["branch"], options["name"],
+                   reset_password=options["reset_password"], reveal_password=options["reveal_password"])
+        return role.present()
 
     def present(self, options=None):
         try:
@@ -263,6 +280,21 @@ class Database(BranchItem):
     """A database and its owner, which must be a role of the branch (checked before a change)."""
 
     description = DATABASE
+
+    @classmethod
+    def options_problem(cls, options):
+        if len(options["name"].encode("utf-8")) > DATABASE_NAME_MAX_BYTES:
+            return "name must be at most %d bytes long" % DATABASE_NAME_MAX_BYTES
+        if options["name"] in RESERVED_DATABASES:
+            return "name %r is one of the service's own databases (%s)" % (options["name"], ", ".join(RESERVED_DATABASES))
+        return None
+
+    @classmethod
+    def run(cls, task, options):
+        database = cls(task, options["project_id"], options["branch"], options["name"])
+        if options["state"] == "absent":
+            return database.absent()
+        return database.present({"owner": options["owner"]})
 
     def decide(self, current, options):
         """The database's plan, or its refusal: created without an owner. An owner that is not a role of the branch is

@@ -222,6 +222,7 @@ class Snapshot(Resource):
     """The snapshot ``name`` of ``project_id``, taken of ``branch`` (name or id; None: the default branch)."""
 
     description = SNAPSHOT
+    path_options = ("project_id", "branch")
 
     def __init__(self, task, project_id, name, branch=None):
         super(Snapshot, self).__init__(task, project_id)
@@ -232,6 +233,17 @@ class Snapshot(Resource):
         self.locate = False
         self.query = {}  # the query parameters of the create this run plans
         self.label = "snapshot %r" % name
+
+    @classmethod
+    def options_problem(cls, options):
+        return "name must not be empty" if not options["name"].strip() else None
+
+    @classmethod
+    def run(cls, task, options):
+        snapshot = cls(task, options["project_id"], options["name"], options["branch"])
+        if options["state"] == "absent":
+            return snapshot.absent()
+        return snapshot.present(dict((option, options[option]) for option in ("timestamp", "lsn", "expires_at")))
 
     def find(self):
         if self.locate and self.branch is None:
