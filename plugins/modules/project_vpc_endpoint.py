@@ -122,10 +122,8 @@ def work(neon):
     if problem:
         neon.fail(problem)
     task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    restriction = ProjectVpcRestriction(task, params["project_id"], params["vpc_endpoint_id"])
-    if params["state"] == "absent":
-        return restriction.absent()
-    return restriction.present(params["label"])
+    return ProjectVpcRestriction(task, params["project_id"], params["vpc_endpoint_id"], params["label"],
+                                 params["state"]).run()
 
 
 def main():

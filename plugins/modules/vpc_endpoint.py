@@ -161,10 +161,8 @@ def work(neon):
     if problem:
         neon.fail(problem)
     task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    endpoint = OrganizationVpcEndpoint(task, params["org_id"], params["region_id"], params["vpc_endpoint_id"])
-    if params["state"] == "absent":
-        return endpoint.absent()
-    return endpoint.present(params["label"])
+    return OrganizationVpcEndpoint(task, params["org_id"], params["region_id"], params["vpc_endpoint_id"], params["label"],
+                                   params["state"]).run()
 
 
 def main():

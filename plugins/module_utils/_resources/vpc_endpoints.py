@@ -14,8 +14,8 @@ assigned to the project's organization; the service refuses otherwise, with its 
 
 Because of that shape (an upsert by id, no operations) an assignment is not the walk of resource.py,
 whose create posts to a collection, looks a lost create up by name and changes with a PATCH: it is
-``VpcAssignment`` below, written once for both, with ResourceTask's requests, failures and results and
-plan.py's pure decision. A POST whose answer was lost is not sent again (the request may have been
+``VpcAssignment`` below, written once for both: a Writer (writer.py), with ResourceTask's requests,
+failures and results and plan.py's pure decision. A POST whose answer was lost is not sent again (the request may have been
 carried out); running the task again converges, as the POST is the same every time.
 """
 
@@ -40,6 +40,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     merged,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
 
 # An AWS interface endpoint id: "vpce-" and 8 or 17 hexadecimal digits (Azure regions are not supported).
 VPC_ENDPOINT_ID = re.compile(r"^vpce-[0-9a-f]{8,17}$")
@@ -191,20 +192,23 @@ def project_vpc_endpoints(client, project_id):
         raise
 
 
-# ---------------------------------------------------------------------------------------------- the walk
+# ---------------------------------------------------------------------------------------------- the writer
 
 
-class VpcAssignment:
-    """One endpoint's assignment that a task makes as asked (``present``) or removes (``absent``):
-    find, decide, check mode, one POST or DELETE, the result. The subclasses say where it is."""
+class VpcAssignment(Writer):
+    """One endpoint's assignment that a task makes as asked (``state`` present, with ``label``) or removes
+    (absent): read, decide, check mode, one POST or DELETE, the result (writer.py). The subclasses say where
+    it is."""
 
     description = VPC_ASSIGNMENT
+    starts_operations = False
     made, making = "assigned", "Assigning"  # what a POST of a new one does, in the words of its resource
 
-    def __init__(self, task, vpc_endpoint_id):
-        self.task = task
-        self.client = task.client
+    def __init__(self, task, vpc_endpoint_id, label=None, state="present"):
+        super(VpcAssignment, self).__init__(task)
         self.vpc_endpoint_id = vpc_endpoint_id
+        self.label = label
+        self.state = state
 
     # ------------------------------------------------------------------------------------------ what each says
 
@@ -236,13 +240,7 @@ class VpcAssignment:
         """A warning for a removal that cannot be undone, or "" (none)."""
         return ""
 
-    # ------------------------------------------------------------------------------------------ the walk
-
-    def present(self, label):
-        return self.task.keep_on_failure(self._present, label)
-
-    def absent(self):
-        return self.task.keep_on_failure(self._absent)
+    # ------------------------------------------------------------------------------------------ the steps
 
     def shown(self, item):
         return {} if item is None else {"vpc_endpoint_id": item["vpc_endpoint_id"], "label": item["label"]}
@@ -250,70 +248,73 @@ class VpcAssignment:
     def keep(self, item):
         self.task.kept[self.description.key] = item
 
-    def _find(self):
-        try:
-            return self.find()
-        except Refusal as refusal:
-            raise self.task.refused(refusal)
+    def read(self):
+        current = self.find()
+        if self.state == "absent":
+            self.keep(current)
+        return current
 
-    def _present(self, label):
-        current = self._find()
-        plan = vpc_assignment_plan(current, label, "present", self.named)
-        after = merged(current or self.identity(), plan.body)
-        if plan.action == NOTHING or self.task.check_mode:
-            self.task.changed = plan.changed
-            self.keep(after if plan.changed else current)
-            return self._result(current, after)
+    def decide(self, current):
+        return vpc_assignment_plan(current, self.label, self.state, self.named)
+
+    def assigned(self, current, plan):
+        """The assignment as ``plan`` leaves it (present)."""
+        return merged(current or self.identity(), plan.body)
+
+    def diff(self, current, plan):
+        if self.state == "absent":
+            return self.shown(current), {}
+        return self.shown(current), self.shown(self.assigned(current, plan))
+
+    def as_planned(self, current, plan, after):
+        if self.state == "present":
+            self.keep(self.assigned(current, plan) if plan.changed else current)
+        return after
+
+    def act(self, current, plan):
+        if self.state == "absent":
+            removed, _answer = self.delete(self.path(), "Removing %s" % self.named, self.project_id(), no_content=True)
+            if removed:
+                self.task.did("%s was removed" % self.named)
+            else:  # another run removed it meanwhile: nothing was done here, so nothing changed and the diff is empty
+                self.keep(None)
+            return None
+        assigned = self.assigned(current, plan)
         if current is None:
             what = "%s was %s" % (self.named, self.made)
         else:
-            what = "the label of %s was changed from %r to %r" % (self.named, current["label"], after["label"])
+            what = "the label of %s was changed from %r to %r" % (self.named, current["label"], assigned["label"])
         # The answer has no documented body (api-behaviour.rst): what was set is what was sent.
-        self.task.change("POST", self.path(), self.project_id(), {"label": after["label"]},
+        self.task.change("POST", self.path(), self.project_id(), {"label": assigned["label"]},
                          "%s %s" % (self.making, self.named), no_content=True)
         self.task.did(what)
-        self.keep(after)
-        self.keep(self.after_change(after))
-        return self._result(current, after)
+        self.keep(assigned)
+        return assigned
 
-    def _result(self, before, after, note=None):
-        """The task's result (no operations: these requests start none) with the diff when asked."""
-        result = self.task.result()
-        del result["operations"]
-        result = self.task.with_diff(result, self.shown(before), self.shown(after))
+    def read_again(self, current, done, after):
+        if done is not None:
+            self.keep(self.after_change(done))
+        return after
+
+    def result(self, before, after):
+        """A removal this run made (or would make) is in the diff with its note, and warned of; one another run
+        made meanwhile is not in it."""
+        note = self.removal_note() if self.state == "absent" and self.task.changed else ""
+        if note:
+            self.task.warnings.append(note)
+        if self.state == "absent" and not self.task.changed:
+            before = {}
+        result = super(VpcAssignment, self).result(before, after)
         if note and "diff" in result:
             result["diff"]["after_header"] = note
         return result
-
-    def _absent(self):
-        current = self._find()
-        self.keep(current)
-        plan = vpc_assignment_plan(current, None, "absent", self.named)
-        if plan.action == NOTHING:
-            return self._result(None, None)
-        note = self.removal_note()
-        if self.task.check_mode:
-            self.task.changed = True
-        else:
-            try:
-                self.task.send("DELETE", self.path(), self.project_id(), no_content=True)
-            except NeonAPIError as error:
-                if error.status != NOT_FOUND:
-                    raise self.task.failure("Removing %s failed: %s" % (self.named, error.describe()), error)
-                # Another run removed it meanwhile: nothing was done here, so nothing changed and the diff is empty.
-                self.keep(None)
-                return self._result(None, None)
-            self.task.did("%s was removed" % self.named)
-        if note:
-            self.task.warnings.append(note)
-        return self._result(current, None, note)
 
 
 class OrganizationVpcEndpoint(VpcAssignment):
     """A VPC endpoint assigned to an organization in a region (its details: ``state``, restricted projects)."""
 
-    def __init__(self, task, org_id, region_id, vpc_endpoint_id):
-        super(OrganizationVpcEndpoint, self).__init__(task, vpc_endpoint_id)
+    def __init__(self, task, org_id, region_id, vpc_endpoint_id, label=None, state="present"):
+        super(OrganizationVpcEndpoint, self).__init__(task, vpc_endpoint_id, label, state)
         self.org_id = org_id
         self.region_id = region_id
 
@@ -343,8 +344,8 @@ class ProjectVpcRestriction(VpcAssignment):
 
     made, making = "set", "Setting"
 
-    def __init__(self, task, project_id, vpc_endpoint_id):
-        super(ProjectVpcRestriction, self).__init__(task, vpc_endpoint_id)
+    def __init__(self, task, project_id, vpc_endpoint_id, label=None, state="present"):
+        super(ProjectVpcRestriction, self).__init__(task, vpc_endpoint_id, label, state)
         self.project = project_id
 
     @property
