@@ -141,9 +141,7 @@ def work(neon):
     neon.require_path_parameter("branch")
     params = neon.params
     task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    result = BackupSchedule(task, params["project_id"], params["branch"], params["schedule"]).apply()
-    result.pop("operations", None)
-    return result
+    return BackupSchedule(task, params["project_id"], params["branch"], params["schedule"]).run()
 
 
 def main():

@@ -9,8 +9,8 @@ The service takes only daily, weekly and monthly items; ``hour`` is required, ``
 and monthly items; a snapshot is kept ``retention_seconds`` (at least an hour, at most 35 days).
 The facts are in docs/docsite/rst/api-behaviour.rst, "Snapshots and backup schedules".
 
-The rules (``schedule_problem``, ``same_schedule``) are pure; ``BackupSchedule`` reads, compares and
-writes with ResourceTask (task.py). A schedule found as asked is no write and one read when the branch is
+The rules (``schedule_problem``, ``same_schedule``) are pure; ``BackupSchedule`` is a Writer (writer.py):
+it reads, compares and writes with ResourceTask (task.py). A schedule found as asked is no write and one read when the branch is
 given by its id (the schedule, read at once); two when it is given by name or left to the default branch
 (the project's branches to find it, then its schedule).
 """
@@ -25,7 +25,9 @@ from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, choose_branch, list_branches, locate_branch
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import NOTHING, UPDATE, Plan
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
 
 FREQUENCIES = ("daily", "weekly", "monthly")
 HOURS = (0, 23)
@@ -81,47 +83,52 @@ def schedule_items(data, path):
     return answers.items_of(data, "GET", path, "schedule", SCHEDULE_ITEM_FIELDS)
 
 
-class BackupSchedule:
+class BackupSchedule(Writer):
     """The backup schedule of ``branch`` (name or id; None: the default branch) of ``project_id``: ``items``."""
 
+    starts_operations = False
+
     def __init__(self, task, project_id, branch, items):
-        self.task = task
-        self.client = task.client
+        super(BackupSchedule, self).__init__(task)
         self.project_id = project_id
         self.wanted_branch = branch
         self.items = normalised(items)
         self.label = "the backup schedule of branch %r" % branch if branch else "the backup schedule of the default branch"
 
-    def apply(self):
+    def read(self):
+        """(branch id, its schedule), once the items asked are ones the service takes (before any request)."""
         problem = schedule_problem(self.items)
         if problem:
-            raise self.task.failure(problem)
-        return self.task.keep_on_failure(self._apply)
-
-    def _apply(self):
-        try:
-            branch_id, current = self._read()
-        except Refusal as refusal:
-            raise self.task.refused(refusal)
+            raise Refusal(problem)
+        branch_id, current = self._read()
         self.task.kept["branch_id"] = branch_id
         self.task.kept["schedule"] = current
-        before, after = {"schedule": normalised(current)}, {"schedule": self.items}
-        if same_schedule(current, self.items):
-            return self.task.with_diff(self.task.result(), before, before)
-        if self.task.check_mode:
-            self.task.changed = True
+        return branch_id, current
+
+    def decide(self, current):
+        if same_schedule(current[1], self.items):
+            return Plan(NOTHING, "%s is as asked" % self.label)
+        return Plan(UPDATE, "%s is not as asked" % self.label, body={"schedule": self.items})
+
+    def diff(self, current, plan):
+        before = {"schedule": normalised(current[1])}
+        return before, {"schedule": self.items} if plan.changed else before
+
+    def as_planned(self, current, plan, after):
+        if plan.changed:
             self.task.kept["schedule"] = self.items
-            return self.task.with_diff(self.task.result(), before, after)
-        path = self._path(branch_id)
-        try:
-            # No project id: a 423 is retried by the client (the schedule's change starts no operation to wait for).
-            # Its success is an empty object or, as Neon's API reference says, an empty body (api-behaviour.rst).
-            self.task.send("PUT", path, None, {"schedule": self.items}, no_content=True)
-        except NeonAPIError as error:
-            raise self.task.failure("Setting %s failed: %s" % (self.label, error.describe()), error)
+        return after
+
+    def act(self, current, plan):
+        # No project id: a 423 is retried by the client (the schedule's change starts no operation to wait for).
+        # Its success is an empty object or, as Neon's API reference says, an empty body (api-behaviour.rst).
+        self.task.change("PUT", self._path(current[0]), None, plan.body, "Setting " + self.label, no_content=True)
         self.task.did("%s was set" % self.label)
-        self.task.kept["schedule"] = self._get(branch_id)
-        return self.task.with_diff(self.task.result(), before, after)
+        return current[0]
+
+    def read_again(self, current, done, after):
+        self.task.kept["schedule"] = self._get(done)
+        return after
 
     def _path(self, branch_id):
         return project_path(self.project_id, "branches", branch_id, "backup_schedule")

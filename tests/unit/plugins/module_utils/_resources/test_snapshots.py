@@ -296,7 +296,7 @@ def test_a_schedule_write_answered_200_without_a_body_is_done():
     client, adapter = answered(make_response(200, {"schedule": []}), make_response(200, raw=b""),
                                make_response(200, {"schedule": [{"frequency": "daily", "hour": 2}]}))
     result = BackupSchedule(ResourceTask(client, diff=True), "p-1", "br-wispy-meadow-a5l2dqxb",
-                            [{"frequency": "daily", "hour": 2}]).apply()
+                            [{"frequency": "daily", "hour": 2}]).run()
     assert result["changed"] is True and result["schedule"] == [{"frequency": "daily", "hour": 2}]
     assert [request.method for request in adapter.sent] == ["GET", "PUT", "GET"]
     assert json.loads(adapter.sent[1].body) == {"schedule": [{"frequency": "daily", "hour": 2}]}
@@ -321,7 +321,7 @@ def schedule_answers():
 def test_a_schedule_found_as_asked_costs_one_read_by_id_and_two_by_name(branch, reads):
     """The cost the documentation states (review finding 8): no write, and one read only for a branch id."""
     client, adapter = schedule_answers()
-    result = BackupSchedule(ResourceTask(client), "p-1", branch, [{"frequency": "daily", "hour": 2}]).apply()
+    result = BackupSchedule(ResourceTask(client), "p-1", branch, [{"frequency": "daily", "hour": 2}]).run()
     assert result["changed"] is False and result["branch_id"] == "br-wispy-meadow-a5l2dqxb"
     assert [(request.method, "/" + request.url.split("?")[0].rsplit("/", 1)[1]) for request in adapter.sent] == [
         ("GET", read) for read in reads]
@@ -330,6 +330,6 @@ def test_a_schedule_found_as_asked_costs_one_read_by_id_and_two_by_name(branch, 
 def test_a_schedule_refused_by_its_rules_sends_nothing():
     client, adapter = answered(make_response(500))
     with pytest.raises(TaskFailure) as refused:
-        BackupSchedule(ResourceTask(client), "p-1", "main", [dict(WEEKLY, day=None)]).apply()
+        BackupSchedule(ResourceTask(client), "p-1", "main", [dict(WEEKLY, day=None)]).run()
     assert "day is required for a weekly item" in refused.value.msg and "Nothing was changed" in refused.value.msg
     assert adapter.sent == []
