@@ -150,7 +150,7 @@ def work(neon):
     if params["exclusive"] and params["state"] == "absent":
         neon.fail("exclusive applies to state=present only (with state=absent, only the grants to emails are revoked)")
     task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    return ProjectPermissions(task, params["project_id"]).apply(params["emails"], params["state"], params["exclusive"])
+    return ProjectPermissions(task, params["project_id"], params["emails"], params["state"], params["exclusive"]).run()
 
 
 def main():

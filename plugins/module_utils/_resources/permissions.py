@@ -4,8 +4,8 @@
 """A project's permissions - the emails it is shared with (``neon.cloud.project_permission``).
 
 A project's grants are a set, not one object, so they do not take the one-object walk of
-resource.py; they take its parts: ResourceTask (task.py) for requests, a create never repeated
-blindly, failures that say what was done, results and diffs; and pure decisions here
+resource.py; they are a Writer (writer.py): ResourceTask (task.py) for requests, a create never
+repeated blindly, failures that say what was done, results and diffs; and pure decisions here
 (``plan_grants``, ``surplus_grants``), unit-tested without HTTP.
 
 The facts (docs/docsite/rst/api-behaviour.rst, "Project permissions and organization members"):
@@ -25,12 +25,12 @@ __metaclass__ = type
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
-from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._api.timestamps import timestamp
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import read_project_list
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Description, Field
-from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
+from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
 
 EMAIL_MAX = 256  # the API's limit on an email (SPEC: GrantPermissionToProjectRequest, OrganizationInviteCreateRequest)
 PERMISSION_FIELDS = dict(required={"id": (str, int), "granted_to_email": (str,)},
@@ -159,51 +159,54 @@ def answered_grant(data, method, path, email=None):
     return grant
 
 
-class ProjectPermissions:
-    """The grants of one project, made as a task asks (``apply``)."""
+class ProjectPermissions(Writer):
+    """The grants of one project, made as a task asks: ``emails`` granted (``state`` present; with ``exclusive``,
+    every other grant revoked) or revoked (absent)."""
 
-    def __init__(self, task, project_id):
-        self.task = task
-        self.client = task.client
+    starts_operations = False
+
+    def __init__(self, task, project_id, emails, state="present", exclusive=False):
+        super(ProjectPermissions, self).__init__(task)
         self.project_id = project_id
+        self.emails = emails
+        self.state = state
+        self.exclusive = exclusive
         self.granted = []  # emails this run granted
         self.revoked = []  # emails of the grants this run revoked
         self.mine = set()  # ids of the grants this run made
 
-    def apply(self, emails, state, exclusive=False):
-        return self.task.keep_on_failure(self._apply, emails, state, exclusive)
-
-    def _read(self):
-        try:
-            return list_permissions(self.client, self.project_id)
-        except Refusal as refusal:
-            raise self.task.refused(refusal)
-
-    def _result(self):
-        result = self.task.result()
-        result.pop("operations", None)  # grants start none
-        return result
-
     def _keep(self, grants):
         self.task.kept.update(permissions=grants, granted=list(self.granted), revoked=list(self.revoked))
 
-    def _apply(self, emails, state, exclusive):
-        grants = self._read()
+    # ------------------------------------------------------------------------------------------ the steps
+
+    def read(self):
+        grants = list_permissions(self.client, self.project_id)
         self._keep(grants)
-        plan = plan_grants(grants, emails, state, exclusive)
-        before = {"emails": emails_of(grants)}
-        if self.task.check_mode or not plan.changed:
-            after = planned_grants(grants, plan)
-            self.task.changed = plan.changed
-            self.task.kept.update(permissions=after, granted=list(plan.grant),
-                                  revoked=[grant["granted_to_email"] for grant in plan.revoke])
-            return self.task.with_diff(self._result(), before, {"emails": emails_of(after)})
+        return grants
+
+    def decide(self, current):
+        return plan_grants(current, self.emails, self.state, self.exclusive)
+
+    def diff(self, current, plan):
+        return {"emails": emails_of(current)}, {"emails": emails_of(planned_grants(current, plan))}
+
+    def as_planned(self, current, plan, after):
+        self.task.kept.update(permissions=planned_grants(current, plan), granted=list(plan.grant),
+                              revoked=[grant["granted_to_email"] for grant in plan.revoke])
+        return after
+
+    def act(self, current, plan):
         for email in plan.grant:
             self._grant(email)
         for grant in plan.revoke:
             self._revoke(grant)
-        listed_before = set(grant["id"] for grant in grants)
-        grants = self._read()
+        return set(grant["id"] for grant in current)
+
+    def read_again(self, current, done, after):
+        """The grants now; a second grant this run made beside another run's is revoked again (surplus_grants)."""
+        listed_before = done
+        grants = self.unless_refused(list_permissions, self.client, self.project_id)
         for grant in surplus_grants(grants, self.mine):
             self.task.warnings.append(
                 "The service made a second grant to %s: another run granted it at the same time. This run's grant "
@@ -215,7 +218,9 @@ class ProjectPermissions:
         doomed = surplus_grants(grants, theirs)
         grants = [grant for grant in grants if not any(grant is other for other in doomed)]
         self._keep(grants)
-        return self.task.with_diff(self._result(), before, {"emails": emails_of(grants)})
+        return {"emails": emails_of(grants)}
+
+    # ------------------------------------------------------------------------------------------ changes
 
     def _found_again(self, email):
         def find():
@@ -227,19 +232,12 @@ class ProjectPermissions:
     def _grant(self, email):
         path = permissions_path(self.project_id)
         label = "the grant to %s" % email
-        try:
-            data, found = self.task.create(path, {"email": email}, None, label, self._found_again(email))
-        except TaskFailure as failure:
-            # A duplicate refused in words other than "already exists": another run granted it meanwhile.
-            if getattr(failure.cause, "status", None) != ALREADY_GRANTED_STATUS:
-                raise
-            data, found = None, self._found_again(email)()
-            if found is None:
-                raise
-            found.ours = False
+        # A duplicate refused in words other than "already exists": another run granted it meanwhile.
+        data, found = self.create_or_adopt(
+            path, {"email": email}, label, self._found_again(email), duplicate_status=ALREADY_GRANTED_STATUS,
+            by_another_run=lambda _grant: "%s was granted by another run at the same time; this run did not grant it "
+                                          "again." % email)
         if found is not None and not found.ours:
-            self.task.warnings.append("%s was granted by another run at the same time; this run did not grant it "
-                                      "again." % email)
             return
         if found is not None:  # the answer was lost, and looking again found the grant (task.create warned)
             grant = found.item
@@ -258,16 +256,11 @@ class ProjectPermissions:
     def _revoke(self, grant, own_surplus=False):
         email = grant["granted_to_email"]
         path = permissions_path(self.project_id, grant["id"])
-        try:
-            data = self.task.send("DELETE", path, None)
-        except NeonAPIError as error:
-            if error.status == 404:
-                if not own_surplus:
-                    self.task.warnings.append("The grant to %s (id %s) was revoked by another run at the same "
-                                              "time." % (email, grant["id"]))
-                return
-            raise self.task.failure("Revoking the grant to %s (id %s) failed: %s" % (
-                email, grant["id"], error.describe()), error)
+        revoked, data = self.delete(path, "Revoking the grant to %s (id %s)" % (email, grant["id"]), gone=None
+                                    if own_surplus else "The grant to %s (id %s) was revoked by another run at the "
+                                    "same time." % (email, grant["id"]))
+        if not revoked:
+            return
         self.task.did("revoked %s" % email if not own_surplus else "revoked this run's second grant to %s" % email)
         try:
             answered_grant(data, "DELETE", path)
