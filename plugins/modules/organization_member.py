@@ -170,8 +170,7 @@ def work(neon):
     if params["state"] == "absent" and params["role"] is not None:
         neon.fail("role applies to state=present only (state=absent removes the member whatever their role)")
     task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    person = OrganizationMember(task, params["org_id"], params["email"].strip(), params["role"])
-    return person.present() if params["state"] == "present" else person.absent()
+    return OrganizationMember(task, params["org_id"], params["email"].strip(), params["role"], params["state"]).run()
 
 
 def main():

@@ -14,7 +14,7 @@ member's one field, ``role``, plus what is the organization's own, all pure and 
   permissions and organization members"). What key the task has is asked of ``GET /auth``
   (_account/identity.py) only when a change is planned, so an unchanged task costs one listing.
 
-The requests take ResourceTask (task.py): an invitation is posted once (a lost answer is looked
+``OrganizationMember`` is a Writer (writer.py), its requests ResourceTask's (task.py): an invitation is posted once (a lost answer is looked
 for again, never posted blindly; one another run made meanwhile is used), failures say what was
 done, and the result carries the diff. None of these requests starts operations.
 """
@@ -26,7 +26,7 @@ __metaclass__ = type
 from ansible_collections.neon.cloud.plugins.module_utils._account.identity import who_am_i_if_told
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_path
-from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._resources.permissions import email_key
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
     CREATE,
@@ -40,6 +40,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
+from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
 
 ADMIN = "admin"
 MEMBER_ROLE = "member"
@@ -178,27 +179,19 @@ def answered_invitation(data, path, email):
 # ---------------------------------------------------------------------------------------------- acting
 
 
-class OrganizationMember:
-    """``email`` towards organization ``org_id``: made a member (invited) with ``role``, or removed."""
+class OrganizationMember(Writer):
+    """``email`` towards organization ``org_id``: made a member (invited) with ``role`` (``state`` present), or
+    removed (absent)."""
 
-    def __init__(self, task, org_id, email, role=None):
-        self.task = task
-        self.client = task.client
+    starts_operations = False  # members and invitations start none
+
+    def __init__(self, task, org_id, email, role=None, state="present"):
+        super(OrganizationMember, self).__init__(task)
         self.org_id = org_id
         self.email = email
         self.role = role
+        self.state = state
         self.members = []
-
-    def present(self):
-        return self.task.keep_on_failure(self._run, "present")
-
-    def absent(self):
-        return self.task.keep_on_failure(self._run, "absent")
-
-    def _result(self):
-        result = self.task.result()
-        result.pop("operations", None)  # members and invitations start none
-        return result
 
     def _keep(self, member, invitation):
         self.task.kept.update(member=member, invitation=invitation)
@@ -212,36 +205,46 @@ class OrganizationMember:
         return None, find_by_email(list_invitations(self.client, self.org_id), self.email)
 
     def _find(self):
-        try:
-            return self._listed()
-        except Refusal as refusal:
-            raise self.task.refused(refusal)
+        return self.unless_refused(self._listed)
 
-    def _run(self, state):
-        member, invitation = self._find()
+    # ------------------------------------------------------------------------------------------ the steps
+
+    def read(self):
+        member, invitation = self._listed()
         self._keep(member, invitation)
-        plan = decide_member(member, invitation, self.email, self.role, state)
+        return member, invitation
+
+    def decide(self, current):
+        """The plan; a Refusal for what the service would refuse (its only admin; a key that may not)."""
+        member, invitation = current
+        plan = decide_member(member, invitation, self.email, self.role, self.state)
         problem = only_admin_problem(self.members, member, plan, self.org_id)
         if problem is None and plan.changed:
             problem = key_problem(who_am_i_if_told(self.client), self.members, plan, self.org_id)
         if problem:
-            raise self.task.failure(problem)
-        self._note_invitation(invitation, state)
-        before = shown(member, invitation)
-        if self.task.check_mode or not plan.changed:
-            self.task.changed = plan.changed
-            member, invitation = self._predicted(member, invitation, plan)
-            self._keep(member, invitation)
-            return self.task.with_diff(self._result(), before, shown(member, invitation))
+            raise Refusal(problem)
+        self._note_invitation(invitation, self.state)
+        return plan
+
+    def diff(self, current, plan):
+        return shown(*current), shown(*self._predicted(current[0], current[1], plan))
+
+    def as_planned(self, current, plan, after):
+        self._keep(*self._predicted(current[0], current[1], plan))
+        return after
+
+    def act(self, current, plan):
+        member, invitation = current
         if plan.action == CREATE:
-            member, invitation = self._invite(plan.body["role"])
-        elif plan.action == UPDATE:
-            member = self._set_role(member, plan.body["role"])
-        else:
-            self._remove(member)
-            member = None
-        self._keep(member, invitation)
-        return self.task.with_diff(self._result(), before, shown(member, invitation))
+            return self._invite(plan.body["role"])
+        if plan.action == UPDATE:
+            return self._set_role(member, plan.body["role"]), invitation
+        self._remove(member)
+        return None, invitation
+
+    def read_again(self, current, done, after):
+        self._keep(*done)
+        return shown(*done)
 
     def _note_invitation(self, invitation, state):
         if invitation is None:
@@ -278,20 +281,12 @@ class OrganizationMember:
         path = organization_path(self.org_id, "invitations")
         label = "the invitation of %s" % self.email
         body = {"invitations": [{"email": self.email, "role": role}]}
-        try:
-            data, found = self.task.create(path, body, None, label, self._found_again)
-        except TaskFailure as failure:
-            # The email became a member or was invited meanwhile (another run): refused, in words of its own.
-            if getattr(failure.cause, "status", None) != ALREADY_STATUS:
-                raise
-            data, found = None, self._found_again()
-            if found is None:
-                raise
-            found.ours = False
-        if found is not None and not found.ours:
-            self.task.warnings.append("%s was invited by another run at the same time; this run did not invite them "
-                                      "again." % self.email)
-        else:
+        # The email became a member or was invited meanwhile (another run): refused, in words of its own.
+        data, found = self.create_or_adopt(
+            path, body, label, self._found_again, duplicate_status=ALREADY_STATUS,
+            by_another_run=lambda _item: "%s was invited by another run at the same time; this run did not invite "
+                                         "them again." % self.email)
+        if found is None or found.ours:
             self.task.did("invited %s to organization %s as %s" % (self.email, self.org_id, role))
         invitation = found.item if found is not None and "user_id" not in found.item else None
         if data is not None:
@@ -322,17 +317,12 @@ class OrganizationMember:
 
     def _remove(self, member):
         path = organization_path(self.org_id, "members", member["id"])
-        try:
-            # Its success is the document's empty object; an empty body says the same (api-behaviour.rst).
-            self.task.send("DELETE", path, None, no_content=True)
-        except NeonAPIError as error:
-            if error.status == 404:
-                self.task.warnings.append("%s was removed from organization %s by another run at the same time." % (
-                    self.email, self.org_id))
-                return
-            raise self.task.failure("Removing %s from organization %s failed: %s" % (
-                self.email, self.org_id, error.describe()), error)
-        self.task.did("removed %s (a %s) from organization %s" % (self.email, member["role"], self.org_id))
+        # Its success is the document's empty object; an empty body says the same (api-behaviour.rst).
+        removed, _answer = self.delete(
+            path, "Removing %s from organization %s" % (self.email, self.org_id), no_content=True,
+            gone="%s was removed from organization %s by another run at the same time." % (self.email, self.org_id))
+        if removed:
+            self.task.did("removed %s (a %s) from organization %s" % (self.email, member["role"], self.org_id))
 
 
 def organization_people(client, org_id):
