@@ -18,7 +18,7 @@ Two parts, the rules first:
   the branch, which has been reset since), or a refusal. A restore without a
   name to preserve cannot be told from an earlier one, so it is carried out on every run - a reset,
   as ``reset_from_parent`` of ``neon.cloud.branch`` is.
-- **Carrying it out** (``BranchRestore``): one listing of the project's branches and the branch's
+- **Carrying it out** (``BranchRestore``, a Writer: writer.py): one listing of the project's branches and the branch's
   computes; in check mode the diff of what would be restored from where to which point and preserved
   under which name; else the restore (ResourceTask: a 423 waited out, never sent twice), its
   operations waited for, and the branches and computes read again once they have ended (the restored
@@ -48,6 +48,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.finding impo
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import NOTHING, same_time
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal, only_one
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import already_exists
+from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
 
 RESTORE = "restore"
 BRANCH_NAME_MAX = 256
@@ -84,7 +85,7 @@ def input_problem(branch, source_branch=None, timestamp=None, lsn=None, preserve
 class BranchRestorePlan:
     """What a branch_restore task does: ``action`` RESTORE (``body`` is the request, ``point`` what the branch takes) or
     NOTHING (``preserved``: the branch an earlier restore preserved); ``reason``: one sentence; ``warnings``: what
-    the user should know."""
+    the user should know; ``endpoints``: the branch's computes, which BranchRestore reads once the plan is made."""
 
     def __init__(self, action, reason, body=None, point=None, preserved=None, warnings=None):
         self.action = action
@@ -93,6 +94,7 @@ class BranchRestorePlan:
         self.point = point
         self.preserved = preserved
         self.warnings = warnings or []
+        self.endpoints = []
 
     @property
     def changed(self):
@@ -267,15 +269,14 @@ def moved_computes(before, after, branch_id):
 # ---------------------------------------------------------------------------------------------- carrying it out
 
 
-class BranchRestore:
+class BranchRestore(Writer):
     """``branch`` of ``project_id`` (a name or an id) restored from ``source_branch`` (None: itself) at ``timestamp``
     or ``lsn``, its state kept as ``preserve_under_name``, with the requests and waits of ``task``
     (a ResourceTask)."""
 
     def __init__(self, task, project_id, branch, source_branch=None, timestamp=None, lsn=None,
                  preserve_under_name=None):
-        self.task = task
-        self.client = task.client
+        super(BranchRestore, self).__init__(task)
         self.project_id = project_id
         self.wanted = branch
         self.wanted_source = source_branch
@@ -283,21 +284,6 @@ class BranchRestore:
         self.timestamp = timestamp_as_sent(timestamp)
         self.lsn = lsn_as_sent(lsn)
         self.preserve = preserve_under_name
-
-    def run(self):
-        return self.task.keep_on_failure(self._run)
-
-    def _find(self):
-        """The project's branches, the branch, its source and the plan (Refusals become the task's failure)."""
-        try:
-            branches = self._branches()
-            branch = choose_branch(branches, self.wanted, self.project_id, "branch")
-            source = branch if self.wanted_source is None else \
-                choose_branch(branches, self.wanted_source, self.project_id, "source_branch")
-            return branches, branch, source, restore_plan(branch, source, branches, self.timestamp, self.lsn,
-                                                          self.preserve)
-        except Refusal as refusal:
-            raise self.task.refused(refusal)
 
     def _branches(self):
         """The project's branches, with what the restore rules read of them checked: one request."""
@@ -308,36 +294,50 @@ class BranchRestore:
     def _keep(self, branch, preserved, endpoints):
         self.task.kept.update(branch=branch, preserved_branch=preserved, endpoints=read_write_first(endpoints))
 
-    def _run(self):
-        branches, branch, source, plan = self._find()
-        endpoints = branch_endpoints(self.client, self.project_id, branch["id"])
+    # ------------------------------------------------------------------------------------------ the steps
+
+    def read(self):
+        """The project's branches, the branch and its source."""
+        branches = self._branches()
+        branch = choose_branch(branches, self.wanted, self.project_id, "branch")
+        source = branch if self.wanted_source is None else \
+            choose_branch(branches, self.wanted_source, self.project_id, "source_branch")
+        return branches, branch, source
+
+    def decide(self, current):
+        """The plan (restore_plan), with ``endpoints``: the branch's computes, read once it is known (one request),
+        which the result returns from here on, failures included."""
+        branches, branch, source = current
+        plan = restore_plan(branch, source, branches, self.timestamp, self.lsn, self.preserve)
+        plan.endpoints = branch_endpoints(self.client, self.project_id, branch["id"])
         self.task.kept["restore"] = {"source_branch_id": source["id"], "source_branch_name": source["name"],
                                      "source_timestamp": self.timestamp, "source_lsn": self.lsn,
                                      "preserve_under_name": self.preserve}
-        self._keep(branch, plan.preserved, endpoints)
+        self._keep(branch, plan.preserved, plan.endpoints)
         self.task.warnings.extend(plan.warnings)
-        before, after = restore_diff(branch, source, plan, self.timestamp, self.lsn,
-                                     children_of(branches, branch["id"]))
+        return plan
+
+    def diff(self, current, plan):
+        branches, branch, source = current
+        return restore_diff(branch, source, plan, self.timestamp, self.lsn, children_of(branches, branch["id"]))
+
+    def as_planned(self, current, plan, after):
+        branch = current[1]
         if plan.action == NOTHING:
             self._settle(branch)
             # What the branch holds: the earlier restore's point, not the one asked now (the warning says both).
             self.task.kept["restored_to"] = restored_to(self.task.kept["branch"])
-            return self.task.with_diff(self.task.result(), before, after)
-        if self.task.check_mode:
-            self.task.changed = True
-            preserved = None if self.preserve is None else {"id": None, "name": self.preserve,
-                                                            "parent_id": branch.get("parent_id")}
-            self._keep(branch, preserved, endpoints)
-            self.task.kept["restored_to"] = {"timestamp": self.timestamp, "lsn": self.lsn}
-            return self.task.with_diff(self.task.result(), before, after)
-        if self._restore(branch, plan, endpoints):
-            self.task.kept["restored_to"] = restored_to(self.task.kept["branch"], self.timestamp, self.lsn)
-        else:  # another run's restore, which may have taken another point
-            self.task.kept["restored_to"] = restored_to(self.task.kept["branch"])
-        return self.task.with_diff(self.task.result(), before, after)
+            return after
+        preserved = None if self.preserve is None else {"id": None, "name": self.preserve,
+                                                        "parent_id": branch.get("parent_id")}
+        self._keep(branch, preserved, plan.endpoints)
+        self.task.kept["restored_to"] = {"timestamp": self.timestamp, "lsn": self.lsn}
+        return after
 
-    def _restore(self, branch, plan, endpoints):
-        """Send the restore and wait for it: True; False when another run's restore was found instead."""
+    def act(self, current, plan):
+        """Send the restore and wait for it: (True, the branch's computes before it); False when another run's
+        restore was found instead."""
+        branch, endpoints = current[1], plan.endpoints
         path = project_path(self.project_id, "branches", branch["id"], "restore")
         label = "branch %s to %s%s" % (branch_label(branch), plan.point, "" if self.preserve is None else
                                        ", its state kept as branch %r" % self.preserve)
@@ -346,7 +346,7 @@ class BranchRestore:
         except NeonAPIError as error:
             if self.preserve is not None and already_exists(error):
                 self._restored_meanwhile(branch, error, endpoints)
-                return False
+                return False, endpoints
             hint = window_hint(error.api_message)
             raise self.task.failure("Restoring %s failed: %s%s" % (label, error.describe(),
                                                                    ". " + hint if hint else ""), error)
@@ -354,13 +354,21 @@ class BranchRestore:
         self.task.did(what)
         self.task.wait_for_operations_of(data, "POST", path, self.project_id, what)
         self._keep(self.task.answered(BRANCH, data, "POST", path, branch["id"]), None, endpoints)
-        self._read_again(branch, endpoints)
-        return True
+        return True, endpoints
+
+    def read_again(self, current, done, after):
+        ours, endpoints = done
+        self._read_again(current[1], endpoints)
+        if ours:
+            self.task.kept["restored_to"] = restored_to(self.task.kept["branch"], self.timestamp, self.lsn)
+        else:  # another run's restore, which may have taken another point
+            self.task.kept["restored_to"] = restored_to(self.task.kept["branch"])
+        return after
 
     def _restored_meanwhile(self, branch, error, endpoints):
         """The name to preserve was taken while this run sent its restore: another run restored the branch (its
-        parent is now that branch, made by that restore: restore_kept), which this run waits for and returns; anything
-        else fails."""
+        parent is now that branch, made by that restore: restore_kept), which this run waits for (and returns, read
+        again); anything else fails."""
         branches = self._branches()
         current = find_branch(branches, branch["id"])
         preserved = only_one([item for item in branches if item["name"] == self.preserve], "branches", self.preserve)
@@ -371,7 +379,6 @@ class BranchRestore:
                                       branch_label(branch), branch_label(preserved)))
         self._keep(current, preserved, endpoints)
         self.task.wait_idle(self.project_id, "branch %s was restored by another run" % branch_label(branch))
-        self._read_again(branch, endpoints)
 
     def _read_again(self, branch, endpoints):
         """The branch, the preserved branch and the computes as they are once the operations have ended (as they
