@@ -12,7 +12,7 @@ restored branch names the branch it replaced in ``restored_as``. A rerun is not 
 restored from that snapshot under that name, or the one that took the target's place, is the result
 (``decide_restore``, pure).
 
-The rules are pure functions here (unit-tested without HTTP); ``SnapshotRestore`` is an action of its own on
+The rules are pure functions here (unit-tested without HTTP); ``SnapshotRestore`` is a Writer (writer.py) on
 ResourceTask (task.py). The snapshot itself (finding it, listing them) is snapshots.py's.
 """
 
@@ -32,6 +32,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.resource imp
 from ansible_collections.neon.cloud.plugins.module_utils._resources.restores import RESTORE
 from ansible_collections.neon.cloud.plugins.module_utils._resources.snapshots import find_snapshot, list_snapshots
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
+from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
 
 _TEXT_OR_NULL = (str, type(None))
 # What a restore's decisions read of a branch (SPEC Branch), checked before use.
@@ -75,6 +76,7 @@ class SnapshotRestorePlan(Plan):
     def __init__(self, action, reason, branch=None):
         super(SnapshotRestorePlan, self).__init__(action, reason)
         self.branch = branch
+        self.moving = []  # the computes a finalize moves, as SnapshotRestore reads them for the diff and check mode
 
     @property
     def changed(self):
@@ -152,13 +154,12 @@ def restore_facts(branches, path):
 # ---------------------------------------------------------------------------------------------- a restore
 
 
-class SnapshotRestore:
+class SnapshotRestore(Writer):
     """Restore ``snapshot`` (name or id) of ``project_id`` as branch ``name`` into ``target`` (name or id; None:
     the snapshot's source branch), finalized when ``finalize``."""
 
     def __init__(self, task, project_id, snapshot, name, target=None, finalize=False):
-        self.task = task
-        self.client = task.client
+        super(SnapshotRestore, self).__init__(task)
         self.project_id = project_id
         self.wanted_snapshot = snapshot
         self.name = name
@@ -169,46 +170,10 @@ class SnapshotRestore:
         self.branches = []  # the project's branches, as the last decision listed them
         self.label = "snapshot %r" % snapshot
 
-    def run(self):
-        return self.task.keep_on_failure(self._run)
+    # ------------------------------------------------------------------------------------------ the steps
 
-    def _run(self):
-        try:
-            plan = self._decide()
-        except Refusal as refusal:
-            raise self.task.refused(refusal)
-        if plan.action == REFUSE:
-            raise self.task.failure(plan.reason)
-        finalizing = plan.action == FINALIZE or (plan.action == RESTORE and self.finalize)
-        # The computes a finalize moves: read for the diff and check mode's result only.
-        shows = self.task.check_mode or self.task.diff
-        moving = branch_endpoints(self.client, self.project_id, self.target["id"]) if finalizing and shows else []
-        before, after = restore_shown(plan, self.snapshot, self.target, self.name, self.finalize,
-                                      [endpoint["id"] for endpoint in moving])
-        if self.task.check_mode:
-            self.task.changed = plan.changed
-            self._keep_predicted(plan, after, moving)
-            return self.task.with_diff(self.task.result(), before, after)
-        if plan.action == RESTORE:
-            plan = self._restore()
-        if plan.action == FINALIZE:
-            self._finalize(plan.branch)
-        elif plan.action != NOTHING:  # another run's restore, decided against again, is not one to take
-            raise self.task.failure(plan.reason)
-        branch = plan.branch
-        waited = False
-        if not self.task.changed:
-            # Found as asked: what a run that timed out left running on it (its create, its computes' restart)
-            # is waited for, so that wait=true means ready on every run.
-            waited = self.task.settle(self.project_id, "branch %s has operations still running" % branch_label(branch),
-                                      unsettled=None if branch_settled(branch) else True, branch_id=branch["id"])
-        self._keep_as_it_is(branch["id"], None if self.task.changed or waited else self.branches)
-        return self.task.with_diff(self.task.result(), before, after)
-
-    # ------------------------------------------------------------------------------------------ deciding
-
-    def _decide(self):
-        """The snapshot, the target and the plan, from the project's snapshots and branches: two requests."""
+    def read(self):
+        """The snapshot (found once), the project's branches and the target: two requests."""
         if self.snapshot is None:
             self.snapshot = find_snapshot(list_snapshots(self.client, self.project_id), self.wanted_snapshot)
             if self.snapshot is None:
@@ -221,7 +186,49 @@ class SnapshotRestore:
             self.target = self._target(branches)
         else:
             self.target = next((branch for branch in branches if branch["id"] == self.target["id"]), self.target)
-        return decide_restore(self.snapshot, self.target, branches, self.name, self.finalize)
+        return branches
+
+    def decide(self, current):
+        """The plan (a refusal fails the task), with ``moving``: the computes a finalize moves, read for the diff
+        and check mode's result only."""
+        plan = decide_restore(self.snapshot, self.target, current, self.name, self.finalize)
+        if plan.action == REFUSE:
+            raise Refusal(plan.reason)
+        finalizing = plan.action == FINALIZE or (plan.action == RESTORE and self.finalize)
+        if finalizing and (self.task.check_mode or self.task.diff):
+            plan.moving = branch_endpoints(self.client, self.project_id, self.target["id"])
+        return plan
+
+    def diff(self, current, plan):
+        return restore_shown(plan, self.snapshot, self.target, self.name, self.finalize,
+                             [endpoint["id"] for endpoint in plan.moving])
+
+    def as_planned(self, current, plan, after):
+        if plan.action == NOTHING:
+            self._as_it_is(plan.branch)
+        else:
+            self._keep_predicted(plan, after, plan.moving)
+        return after
+
+    def act(self, current, plan):
+        """The restore and the finalize the plan asks for; the restored branch."""
+        if plan.action == RESTORE:
+            plan = self._restore()
+        if plan.action == FINALIZE:
+            self._finalize(plan.branch)
+        elif plan.action != NOTHING:  # another run's restore, decided against again, is not one to take
+            raise self.task.failure(plan.reason)
+        return plan.branch
+
+    def read_again(self, current, done, after):
+        self._as_it_is(done)
+        return after
+
+    # ------------------------------------------------------------------------------------------ deciding
+
+    def _decide(self):
+        """The plan as the project is now (two requests): after a restore, or to find one again."""
+        return decide_restore(self.snapshot, self.target, self.read(), self.name, self.finalize)
 
     def _branches(self):
         branches = list_branches(self.client, self.project_id)
@@ -246,14 +253,14 @@ class SnapshotRestore:
         what = "%s was restored as branch %r%s" % (self.label, self.name,
                                                    " and finalized into branch %s" % branch_label(self.target)
                                                    if self.finalize else "")
-        data, found = self.task.create(path, body, self.project_id, "the restore of %s" % self.label, self._found_again)
+        data, found = self.create_or_adopt(
+            path, body, "the restore of %s" % self.label, self._found_again, self.project_id,
+            by_another_run=lambda branch: "%s was restored by another run at the same time (branch %s); this run "
+                                          "uses it." % (sentence(self.label), branch_label(branch)))
         if found is not None:
             if found.ours:  # its answer was lost: its operations are not known, so wait for all of the project's
                 self.task.did(what)
                 self.task.wait_idle(self.project_id, what)
-            else:
-                self.task.warnings.append("%s was restored by another run at the same time (branch %s); this run "
-                                          "uses it." % (sentence(self.label), branch_label(found.item)))
             return self._decide()  # decided again against it: finalized now when asked and not yet
         try:
             branch = answers.item_of(data, "POST", path, "branch", BRANCH_FIELDS)
@@ -280,6 +287,15 @@ class SnapshotRestore:
 
     # ------------------------------------------------------------------------------------------ the result
 
+    def _as_it_is(self, branch):
+        """The restored branch as it is now: found as asked, what a run that timed out left running on it (its
+        create, its computes' restart) is waited for first, so that wait=true means ready on every run."""
+        waited = False
+        if not self.task.changed:
+            waited = self.task.settle(self.project_id, "branch %s has operations still running" % branch_label(branch),
+                                      unsettled=None if branch_settled(branch) else True, branch_id=branch["id"])
+        self._keep_as_it_is(branch["id"], None if self.task.changed or waited else self.branches)
+
     def _keep_as_it_is(self, branch_id, branches=None):
         """The restored branch, its computes and the branch it replaced, as they are now: two requests (one when
         ``branches``, the listing the decision read, is still as it is)."""
@@ -294,10 +310,8 @@ class SnapshotRestore:
         self.task.kept["replaced_branch"] = replaced_branch(branch, branches, self.target["id"]) if finalized else None
 
     def _keep_predicted(self, plan, after, moving):
-        """Check mode's result: the restored branch, its computes and the replaced branch as they would be."""
-        if plan.action == NOTHING:
-            self._keep_as_it_is(plan.branch["id"], self.branches)
-            return
+        """Check mode's result of a restore or a finalize: the restored branch, its computes and the replaced branch
+        as they would be."""
         shown = after["restored_branch"]
         finalized = shown["restore_status"] == FINALIZED
         self.task.kept["branch"] = dict(plan.branch or {}, id=shown["id"], name=shown["name"],
