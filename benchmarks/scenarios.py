@@ -304,8 +304,9 @@ KEY_CASES = (
 def _ensure_present(client, name, options):
     from ansible_collections.neon.cloud.plugins.module_utils._keys.api_keys import KeyStore
     from ansible_collections.neon.cloud.plugins.module_utils._keys.lifecycle import KeyTask
+    from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
 
-    return KeyTask(KeyStore(client)).ensure_present(name, **options)
+    return KeyTask(ResourceTask(client), KeyStore(client), "present", name, **options).run()
 
 
 def keys(sim, log=print):

@@ -281,6 +281,7 @@ reason:
 from ansible_collections.neon.cloud.plugins.module_utils._keys.api_keys import KEY_NAME_MAX, PROJECT_ID_PATTERN, KeyStore
 from ansible_collections.neon.cloud.plugins.module_utils._keys.lifecycle import KeyTask
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
 
 
 def work(neon):
@@ -292,7 +293,6 @@ def work(neon):
     project_id = params["project_id"]
     if project_id is not None and not PROJECT_ID_PATTERN.match(project_id):
         neon.fail("project_id must be a project id of 1 to 60 characters a-z, 0-9 and -, got %r" % project_id)
-    task = KeyTask(KeyStore(neon.client, params["org_id"]), check_mode=neon.check_mode, diff=neon.diff)
     if params["state"] == "present":
         if name is None:
             neon.fail("state=present needs a name")
@@ -303,13 +303,15 @@ def work(neon):
         if params["rotate"] and params["max_age_days"] is not None:
             neon.fail("rotate and max_age_days are mutually exclusive: rotate makes a new key on every run, "
                       "max_age_days only when the newest key is that old")
-        return task.ensure_present(name, params["rotate"], project_id, params["max_age_days"], params["keep"])
-    if name is None and params["id"] is None:
-        neon.fail("state=absent needs a name or an id")
-    for option in ("rotate", "max_age_days", "keep"):
-        if params[option] not in (None, False):
-            neon.fail("%s only applies to state=present" % option)
-    return task.ensure_absent(name, params["id"], project_id)
+    else:
+        if name is None and params["id"] is None:
+            neon.fail("state=absent needs a name or an id")
+        for option in ("rotate", "max_age_days", "keep"):
+            if params[option] not in (None, False):
+                neon.fail("%s only applies to state=present" % option)
+    task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
+    return KeyTask(task, KeyStore(neon.client, params["org_id"]), params["state"], name, params["id"], project_id,
+                   params["rotate"], params["max_age_days"], params["keep"]).run()
 
 
 def main():

@@ -28,22 +28,36 @@ import time
 from ansible_collections.neon.cloud.plugins.module_utils._api.create_once import create_once
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._keys.api_keys import newest_first, public_record
-from ansible_collections.neon.cloud.plugins.module_utils._keys.plan import PlanError, kept_among_new, plan_present
-from ansible_collections.neon.cloud.plugins.module_utils._results import task_result
+from ansible_collections.neon.cloud.plugins.module_utils._keys.plan import (
+    PlanError,
+    kept_among_new,
+    plan_absent,
+    plan_present,
+)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer, task_result
 
 NEW_KEY_PLACEHOLDER = "(new)"
 
 
-class KeyTask:
-    """One api_key task against ``store`` (a KeyStore), in check mode or not, with a diff or not."""
+class KeyTask(Writer):
+    """One api_key task against ``store`` (a KeyStore): ``state`` present makes key ``name`` (of ``project_id``, or
+    none) present, rotated or trimmed as asked; absent revokes the key ``key_id``, or the keys ``name`` names. Check
+    mode, diff and warnings are those of ``task`` (a ResourceTask); its results are its own (no operations, the
+    diff of the keys' ids and names)."""
 
-    def __init__(self, store, check_mode=False, diff=False, now=time.time):
+    def __init__(self, task, store, state="present", name=None, key_id=None, project_id=None, rotate=False,
+                 max_age_days=None, keep=None, now=time.time):
+        super(KeyTask, self).__init__(task)
         self.store = store
+        self.state = state
+        self.name = name
+        self.key_id = key_id
+        self.project_id = project_id
+        self.rotate = rotate
+        self.max_age_days = max_age_days
+        self.keep = keep
         self.now = now
-        self.client = store.client
-        self.check_mode = check_mode
-        self.diff = diff
-        self.warnings = []
+        self.warnings = task.warnings
 
     # ------------------------------------------------------------------------------------------ results
 
@@ -62,28 +76,98 @@ class KeyTask:
         return {"api_keys": shown}
 
     def _result(self, before, after, **result):
-        return task_result(result, self.warnings, self.diff, self._summary(before), self._summary(after))
+        return task_result(result, self.warnings, self.task.diff, self._summary(before), self._summary(after))
 
     def _describe(self, keys):
         return ", ".join(str(key["id"]) for key in newest_first(keys)) or "none"
 
-    # ------------------------------------------------------------------------------------------ present
+    # ------------------------------------------------------------------------------------------ the steps
 
-    def ensure_present(self, name, rotate, project_id=None, max_age_days=None, keep=None):
-        """Decide from a listing (_key_plan.plan_present), then carry the decision out."""
-        existing = self._matching(self.store.list(), name, project_id)
+    def read(self):
+        """The active keys the task is about: those of its name and scope, or the one of ``key_id`` (one listing)."""
+        keys = self.store.list()
+        if self.state == "absent" and self.key_id is not None:
+            targets = [key for key in keys if key["id"] == self.key_id]
+            if targets and self.name is not None and targets[0]["name"] != self.name:
+                raise TaskFailure("API key %s is named %r, not %r: nothing was revoked" % (
+                    self.key_id, targets[0]["name"], self.name), changed=False)
+            return targets
+        return self._matching(keys, self.name, self.project_id)
+
+    def decide(self, current):
+        """The plan (_keys/plan.py); a plan that creates nothing says first what the user should know of the keys."""
+        if self.state == "absent":
+            return plan_absent(current)
         try:
-            plan = plan_present(existing, self.now(), name, rotate=rotate, max_age_days=max_age_days, keep=keep)
+            plan = plan_present(current, self.now(), self.name, rotate=self.rotate, max_age_days=self.max_age_days,
+                                keep=self.keep)
         except PlanError as exc:
             raise TaskFailure("%s; nothing was created or revoked" % exc, changed=False)
-        told = dict(action=plan.action, reason=plan.reason)
         if not plan.create:
-            return self._without_create(plan, name, existing, told, warn_twins=keep is None and max_age_days is None)
-        planned = dict({"name": name}, **({"project_id": project_id} if project_id else {}))
-        if self.check_mode:
-            after = [dict(planned, id=NEW_KEY_PLACEHOLDER)] + plan.kept
-            return self._result(existing, after, changed=True, api_key=dict(planned), revoked_keys=self._would_revoke(plan),
-                                **told)
+            if self.keep is None and self.max_age_days is None and len(current) > 1:
+                self.warnings.append(
+                    "%d active API keys are named %r (ids %s); names are not unique, so none was created. "
+                    "Use rotate=true to replace them with one new key, or keep to revoke all but the newest." % (
+                        len(current), self.name, self._describe(current)))
+            if plan.warning:
+                self.warnings.append(plan.warning)  # the newest key was never used: maybe an interrupted run's
+        return plan
+
+    def diff(self, current, plan):
+        """(before, after): the keys before, and the result's fields with the keys after, as planned."""
+        if self.state == "absent":
+            return current, (dict(changed=plan.changed, revoked_keys=self._would_revoke(plan)), [])
+        told = dict(action=plan.action, reason=plan.reason)
+        if plan.create:
+            planned = dict({"name": self.name}, **({"project_id": self.project_id} if self.project_id else {}))
+            return current, (dict(changed=True, api_key=dict(planned), revoked_keys=self._would_revoke(plan), **told),
+                             [dict(planned, id=NEW_KEY_PLACEHOLDER)] + plan.kept)
+        shown = public_record(plan.kept[0])
+        if not plan.revoke:
+            return current, (dict(changed=False, api_key=shown, revoked_keys=[], **told), current)
+        return current, (dict(changed=True, api_key=shown, revoked_keys=self._would_revoke(plan), **told), plan.kept)
+
+    def act(self, current, plan):
+        """The revocations, or the create and what follows it; the result's fields with the keys after."""
+        if plan.create:
+            return self._create(current, plan)
+        revoked, error = self._revoke_all(plan.revoke)
+        if self.state == "absent":
+            if error is not None:
+                left = [key for key in current if key["id"] not in set(item.get("id") for item in revoked)]
+                raise TaskFailure("%s. Keys still active: %s%s" % (error.describe(), self._describe(left),
+                                                                   self._revoked_note(revoked, error.error)),
+                                  cause=error.error, error=error.error.to_dict(), changed=bool(revoked),
+                                  revoked_keys=revoked)
+            return dict(changed=bool(revoked), revoked_keys=revoked), []
+        told = dict(action=plan.action, reason=plan.reason)
+        shown = public_record(plan.kept[0])
+        if error is not None:
+            left = [key for key in plan.revoke if key["id"] not in set(item.get("id") for item in revoked)]
+            raise TaskFailure("%s. Keys beyond keep still active: %s%s" % (
+                error.describe(), self._describe(left), self._revoked_note(revoked, error.error)),
+                cause=error.error, error=error.error.to_dict(), changed=bool(revoked), revoked_keys=revoked,
+                api_key=shown, **told)
+        return dict(changed=True, api_key=shown, revoked_keys=revoked, **told), plan.kept
+
+    def read_again(self, current, done, after):
+        return done
+
+    def result(self, before, after):
+        """The result's fields (in their order), with the warnings and the diff of the keys before and after."""
+        fields, keys = after
+        return self._result(before, keys, **fields)
+
+    # ------------------------------------------------------------------------------------------ present
+
+    @staticmethod
+    def _would_revoke(plan):
+        return [dict(public_record(key), revoked=True) for key in plan.revoke]
+
+    def _create(self, existing, plan):
+        """Create the key once, then converge with overlapping runs and revoke as planned."""
+        name, project_id = self.name, self.project_id
+        told = dict(action=plan.action, reason=plan.reason)
         created = self._create_once(name, project_id, set(key["id"] for key in existing))
         # From here on the new key's secret is in every result, whatever fails.
         kept = dict(changed=True, api_key=public_record(created), key=created["key"], **told)
@@ -96,36 +180,9 @@ class KeyTask:
                 "API key %s (%r) was created and its secret is in this result's 'key' (shown only now), but then "
                 "the task failed: %s" % (created["id"], name, exc), **self._result(existing, [created] + existing, **kept))
 
-    @staticmethod
-    def _would_revoke(plan):
-        return [dict(public_record(key), revoked=True) for key in plan.revoke]
-
-    def _without_create(self, plan, name, existing, told, warn_twins):
-        """Leave the keys alone, or revoke those beyond ``keep`` (a plan that creates nothing)."""
-        if warn_twins and len(existing) > 1:
-            self.warnings.append(
-                "%d active API keys are named %r (ids %s); names are not unique, so none was created. "
-                "Use rotate=true to replace them with one new key, or keep to revoke all but the newest." % (
-                    len(existing), name, self._describe(existing)))
-        if plan.warning:
-            self.warnings.append(plan.warning)  # the newest key was never used: maybe an interrupted run's
-        shown = public_record(plan.kept[0])
-        if not plan.revoke:
-            return self._result(existing, existing, changed=False, api_key=shown, revoked_keys=[], **told)
-        if self.check_mode:
-            return self._result(existing, plan.kept, changed=True, api_key=shown,
-                                revoked_keys=self._would_revoke(plan), **told)
-        revoked, error = self._revoke_all(plan.revoke)
-        if error is not None:
-            left = [key for key in plan.revoke if key["id"] not in set(item.get("id") for item in revoked)]
-            raise TaskFailure("%s. Keys beyond keep still active: %s%s" % (
-                error.describe(), self._describe(left), self._revoked_note(revoked, error.error)),
-                cause=error.error, error=error.error.to_dict(), changed=bool(revoked), revoked_keys=revoked,
-                api_key=shown, **told)
-        return self._result(existing, plan.kept, changed=True, api_key=shown, revoked_keys=revoked, **told)
-
     def _after_create(self, created, name, project_id, existing, plan, kept):
-        """Check the new key's scope, converge with runs that created one at the same time, revoke as planned."""
+        """Check the new key's scope, converge with runs that created one at the same time, revoke as planned: the
+        result's fields with the keys after."""
         self._check_scope(created, name, project_id, existing)
         winner, others = self._converge(created, name, project_id, existing)
         if winner["id"] != created["id"]:
@@ -137,7 +194,7 @@ class KeyTask:
                     created["id"], name, "key " + self._describe(others) if len(others) == 1
                     else "keys " + self._describe(others)))
         if not plan.revoke:
-            return self._result(existing, [created] + plan.kept, revoked_keys=[], **kept)
+            return dict(revoked_keys=[], **kept), [created] + plan.kept
         if not created.get("project_id"):
             # The new key has the reach of the ones it replaces: when the task's own key is among
             # them, the requests after its revocation go on with the new one.
@@ -153,7 +210,7 @@ class KeyTask:
                     error.describe(), created["id"], name, self._describe(left), self._revoked_note(revoked, error.error)),
                 cause=error.error, error=error.error.to_dict(), revoked_keys=revoked,
                 **self._result(existing, [created] + plan.kept + left, **kept))
-        return self._result(existing, [created] + plan.kept, revoked_keys=revoked, **kept)
+        return dict(revoked_keys=revoked, **kept), [created] + plan.kept
 
     def _converge(self, created, name, project_id, existing):
         """List once more: of the keys this and overlapping runs created, the lowest id is kept (_key_plan)."""
@@ -166,7 +223,8 @@ class KeyTask:
         return kept_among_new(listed, set(key["id"] for key in existing), created)
 
     def _give_way(self, created, winner, name, existing, kept):
-        """Another run created a key with a lower id at the same time: revoke ours, return theirs (no secret)."""
+        """Another run created a key with a lower id at the same time: revoke ours, return theirs (no secret): the
+        result's fields with the keys after."""
         revoked, error = self._revoke_all([created])
         if error is not None:
             raise TaskFailure(
@@ -182,8 +240,8 @@ class KeyTask:
             "Another run created API key %s (%r) at the same time as this one; this run revoked the key it had "
             "created (%s) and returns key %s, whose secret only that run has." % (
                 winner["id"], name, created["id"], winner["id"]))
-        return self._result(existing, [winner] + existing, changed=True, api_key=public_record(winner),
-                            revoked_keys=revoked, action="converged", reason=reason)
+        return dict(changed=True, api_key=public_record(winner), revoked_keys=revoked, action="converged",
+                    reason=reason), [winner] + existing
 
     def _create_once(self, name, project_id, known_ids):
         """Create the key (_api/create_once.py); after an ambiguous failure, list again before deciding anything."""
@@ -257,31 +315,6 @@ class KeyTask:
             "still active and its secret is in this result's 'key'; revoke it with state=absent, id=%s." % (
                 created["id"], name, got, wanted, error.describe(), created["id"]),
             cause=error.error, error=error.error.to_dict(), **self._result(existing, [created] + existing, **kept))
-
-    # ------------------------------------------------------------------------------------------ absent
-
-    def ensure_absent(self, name, key_id, project_id=None):
-        keys = self.store.list()
-        if key_id is not None:
-            targets = [key for key in keys if key["id"] == key_id]
-            if targets and name is not None and targets[0]["name"] != name:
-                raise TaskFailure("API key %s is named %r, not %r: nothing was revoked" % (
-                    key_id, targets[0]["name"], name), changed=False)
-        else:
-            targets = self._matching(keys, name, project_id)
-        if not targets:
-            return self._result([], [], changed=False, revoked_keys=[])
-        if self.check_mode:
-            revoked = [dict(public_record(key), revoked=True) for key in newest_first(targets)]
-            return self._result(targets, [], changed=True, revoked_keys=revoked)
-        revoked, error = self._revoke_all(targets)
-        if error is not None:
-            left = [key for key in targets if key["id"] not in set(item.get("id") for item in revoked)]
-            raise TaskFailure("%s. Keys still active: %s%s" % (error.describe(), self._describe(left),
-                                                               self._revoked_note(revoked, error.error)),
-                              cause=error.error, error=error.error.to_dict(), changed=bool(revoked),
-                              revoked_keys=revoked)
-        return self._result(targets, [], changed=bool(revoked), revoked_keys=revoked)
 
     # ------------------------------------------------------------------------------------------ revoking
 

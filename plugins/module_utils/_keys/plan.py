@@ -58,10 +58,11 @@ def age_in_days(key, now):
 
 
 class Plan:
-    """What a ``state=present`` task does.
+    """What an api_key task does.
 
     ``action``: ``none`` (left alone), ``created`` (no key existed), ``rotated`` (a new key, older ones
-    revoked as ``keep`` says), ``trimmed`` (no new key; keys beyond ``keep`` revoked).
+    revoked as ``keep`` says), ``trimmed`` (no new key; keys beyond ``keep`` revoked), ``revoked``
+    (``state=absent``: the keys it names revoked).
     ``create``: whether a key is created. ``revoke``: the existing keys to revoke, newest first.
     ``kept``: the existing keys left active, newest first. ``reason``: one sentence. ``warning``: a
     sentence for the task's warnings, or None (``interrupted_run_warning``).
@@ -74,6 +75,17 @@ class Plan:
         self.kept = kept
         self.reason = reason
         self.warning = warning
+
+    @property
+    def changed(self):
+        return bool(self.create or self.revoke)
+
+
+def plan_absent(targets):
+    """Decide a ``state=absent`` task from the active keys it names (``targets``): revoke them all, newest first."""
+    if not targets:
+        return Plan("none", False, [], [], "no active key matches")
+    return Plan("revoked", False, newest_first(targets), [], "%d active keys match" % len(targets))
 
 
 def plan_present(existing, now, name, rotate=False, max_age_days=None, keep=None):

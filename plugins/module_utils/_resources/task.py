@@ -35,7 +35,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.operations import 
     list_operations,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal, assume
-from ansible_collections.neon.cloud.plugins.module_utils._results import task_result
+from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import task_result
 
 # Seconds between two polls of the operations a change started: the first after half a second,
 # each next one twice as long, up to the 5 s the service suggests (docs/docsite/rst/waiting.rst).
