@@ -22,6 +22,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._keys.plan import (
     interrupted_run_warning,
     kept_among_new,
     never_used,
+    plan_absent,
     plan_present,
     timestamp,
     unused_for,
@@ -87,6 +88,18 @@ def test_a_key_past_max_age_rotates_and_every_older_key_goes_without_keep():
     plan = plan_present([key(1, 31), key(0, 70)], NOW, "ci", max_age_days=30)
     assert (plan.action, plan.create, ids(plan.revoke), plan.kept) == ("rotated", True, [1, 0], [])
     assert plan.reason == "the newest key (id 1) was 31 days old, and max_age_days is 30"
+
+
+def test_a_plan_changes_something_when_it_creates_or_revokes():
+    assert plan_present([], NOW, "ci").changed is True
+    assert plan_present([key(2, 1), key(1, 100)], NOW, "ci").changed is False
+    assert plan_present([key(2, 1), key(1, 100)], NOW, "ci", keep=1).changed is True
+
+
+def test_state_absent_revokes_every_key_it_names_newest_first():
+    plan = plan_absent([key(1, 100), key(2, 1)])
+    assert (plan.action, plan.create, ids(plan.revoke), plan.kept, plan.changed) == ("revoked", False, [2, 1], [], True)
+    assert (plan_absent([]).action, plan_absent([]).changed) == ("none", False)
 
 
 def test_a_key_exactly_max_age_days_old_rotates():
