@@ -4,7 +4,8 @@
 """What the api_key module does: make a named key present (or rotate it), or revoke keys.
 
 What to create and revoke is decided by _keys/plan.py (pure functions of the listing, the options and
-the time); this module carries it out. After a create it lists again: when overlapping runs created
+the time); this module carries it out, as a Writer (_resources/writer.py: read, decide, check mode,
+act, the result; its one entry verb ``run()``). After a create it lists again: when overlapping runs created
 matching keys at the same time, the lowest id is kept and every other run revokes its own key.
 
 A key matches a task when its name and its scope (its ``project_id``, or none) are the
