@@ -65,9 +65,9 @@ class Writer:
 
     def run(self):
         """The one entry verb: read, decide, check mode, act, read again, the result."""
-        return self.task.keep_on_failure(self._path)
+        return self.task.keep_on_failure(self._steps)
 
-    def _path(self):
+    def _steps(self):
         current = self.unless_refused(self.read)
         plan = self.unless_refused(self.decide, current)
         before, after = self.diff(current, plan)
