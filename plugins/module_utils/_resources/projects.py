@@ -223,9 +223,6 @@ class Project(Resource):
     def item_path(self, current):
         return project_path(current["id"])
 
-    def operations_project(self, item):
-        return item["id"] if item is not None else None
-
     def input_problem(self, options):
         compute = options.get("compute") or {}
         return compute_settings_problem(compute, "compute.") or pg_settings_problem(compute.get("pg_settings")) or \

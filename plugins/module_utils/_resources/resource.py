@@ -43,7 +43,7 @@ class Resource:
 
     - ``options_problem``, ``run``, with ``path_options`` and ``predicts_project``: its module's options (its
       module's one call, _module.NeonModule.run_resource, ends in ``run``);
-    - ``find``, ``find_again``, ``collection_path``, ``item_path``, ``operations_project``: where it is;
+    - ``find``, ``find_again``, ``collection_path``, ``item_path``: where it is;
     - ``input_problem``, ``decide``, ``cannot_delete``: what the task will do, or why it refuses;
     - ``create_body``, ``created``, ``create_refused``, ``on_found``: its create and what it answered;
     - ``act``, ``settle``, ``delete``: its own changes, what it waits for, its delete;
@@ -90,10 +90,6 @@ class Resource:
 
     def item_path(self, current):
         return self.collection_path() + api_path(current[self.id_field])
-
-    def operations_project(self, item):
-        """The project whose operations a change of ``item`` starts (a project's own id once it exists)."""
-        return self.project_id
 
     # ------------------------------------------------------------------------------------------ what the task will do
 
@@ -145,14 +141,14 @@ class Resource:
         (a project): when this run changed nothing, wait for the project's operations still running on it
         (what a timed-out or an overlapping run left), so that ``wait: true`` means ready on every run."""
         if not self.task.changed:
-            self.task.settle(self.operations_project(current), "%s has operations still running" % self._named(current))
+            self.task.settle(self._project_of(current), "%s has operations still running" % self._named(current))
         return current
 
     def delete(self, current):
         """DELETE it and wait; 204 means an overlapping run deleted it meanwhile."""
         path = self.item_path(current)
         named = self._named(current)
-        project_id = self.operations_project(current)
+        project_id = self._project_of(current)
         data = self.task.change("DELETE", path, project_id, None, "Deleting %s" % named)
         if data is not None:
             what = "%s was deleted" % named
@@ -221,7 +217,7 @@ class Resource:
                 before, after = self.diff(current, plan)
         self.keep(current)
         if plan.action == UPDATE:
-            current = self.task.update(self.description, self.item_path(current), self.operations_project(current),
+            current = self.task.update(self.description, self.item_path(current), self._project_of(current),
                                        current, plan, self._named(current), body=plan.update_body(current),
                                        id_field=self.id_field)
             self.keep(current)
@@ -245,7 +241,7 @@ class Resource:
             if found.ours:  # its answer was lost (task.create warned): its operations are not known, so wait for all
                 what = "%s was created%s" % (self.label, self._id_note(found.item))
                 self.task.did(what)
-                self.task.wait_idle(self.operations_project(found.item), what)
+                self.task.wait_idle(self._project_of(found.item), what)
             # Another run's is decided against again, and waited for when found not ready (settle).
             self.on_found(found)
             return found
@@ -258,7 +254,7 @@ class Resource:
         what = "%s was created%s" % (self.label, self._id_note(item))
         self.task.did(what)
         self.keep(item)
-        self.task.wait_for_operations_of(data, "POST", path, self.operations_project(item), what)
+        self.task.wait_for_operations_of(data, "POST", path, self._project_of(item), what)
         return Found(item, ours=True)
 
     def _found_again(self):
@@ -279,6 +275,11 @@ class Resource:
             return self.task.with_diff(self.task.result(), before, {})
         self.delete(current)
         return self.task.with_diff(self.task.result(), before, {})
+
+    def _project_of(self, item):
+        """The project whose operations a change of ``item`` starts: the task's, or a project's own id (a project
+        found by name, or just made, has no ``project_id`` of the task)."""
+        return self.project_id if self.project_id is not None else item["id"]
 
     # ------------------------------------------------------------------------------------------ wording
 
