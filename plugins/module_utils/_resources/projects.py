@@ -143,6 +143,7 @@ class Project(Resource):
         self.unavailable = []
         self.not_found = None  # the HTTP 404 that answered the read of project_id
         self.asks_settings = False  # whether the task compares the project's settings (read with it)
+        self.making = False  # whether the task would create it (present): an unfinished listing is then refused
 
     @classmethod
     def options_problem(cls, options):
@@ -159,6 +160,7 @@ class Project(Resource):
 
     def present(self, options):
         self.asks_settings = any(dig(options, field.option) is not None for field in SETTINGS_FIELDS)
+        self.making = True
         return super(Project, self).present(options)
 
     def find(self):
@@ -170,6 +172,10 @@ class Project(Resource):
         self.task.warnings.extend(found.warnings)
         where = " in organization %s" % self.org_id if self.org_id else ""
         project = only_one(found.projects, "projects", self.name, where)
+        if project is None and self.unavailable and self.making:
+            # Never taken to mean "absent" by a task that would create it, nor, after a lost create answer, to mean
+            # that the create was not carried out: either could make a second project of the name.
+            raise self._unknown()
         if project is not None:  # listed with the fields of a list; a decision compares more of them
             answers.Checker("GET", "/projects").fields(project, "projects[id=%s]" % project["id"],
                                                        **FULL_PROJECT_FIELDS)
@@ -191,14 +197,6 @@ class Project(Resource):
             raise
         project = answers.item_of(data, "GET", path, "project", FULL_PROJECT_FIELDS, project_id)
         return check_settings(project, "GET", path) if self.asks_settings else project
-
-    def find_again(self):
-        """After a lost create answer: a listing the service could not finish is never taken to mean that
-        the create was not carried out (asking again could make a second project of the name)."""
-        current = self.find()
-        if current is None and self.unavailable:
-            raise self._unknown()
-        return current
 
     def _unknown(self):
         return Refusal("the service could not list every project in time (%s unavailable), so whether a project "
@@ -232,8 +230,6 @@ class Project(Resource):
         """The project's plan (a ProjectPlan) with its default compute's, or the refusal of what the service would
         refuse: a maintenance window given in part with none to complete it, a one-way setting asked back."""
         options = with_settings_normalised(options)
-        if current is None and self.unavailable:
-            raise self._unknown()
         if current is None and self.project_id is not None:
             raise Refusal(self._no_such_id())
         if current is None and options.get("org_id") is None and self.org_id:

@@ -43,7 +43,7 @@ class Resource:
 
     - ``options_problem``, ``run``, with ``path_options`` and ``predicts_project``: its module's options (its
       module's one call, _module.NeonModule.run_resource, ends in ``run``);
-    - ``find``, ``find_again``, ``collection_path``, ``item_path``: where it is;
+    - ``find``, ``collection_path``, ``item_path``: where it is (``find`` also looks again after a create);
     - ``input_problem``, ``decide``, ``cannot_delete``: what the task will do, or why it refuses;
     - ``create_body``, ``created``, ``create_refused``, ``on_found``: its create and what it answered;
     - ``act``, ``settle``, ``delete``: its own changes, what it waits for, its delete;
@@ -80,10 +80,6 @@ class Resource:
     def find(self):
         """The object as it is now, or None; finds its parent first (a Refusal when there is none)."""
         raise NotImplementedError
-
-    def find_again(self):
-        """The object as it is now, looked for again after a create whose answer left open whether it was made."""
-        return self.find()
 
     def collection_path(self):
         raise NotImplementedError
@@ -258,7 +254,7 @@ class Resource:
         return Found(item, ours=True)
 
     def _found_again(self):
-        current = self.find_again()
+        current = self.find()  # after a create whose answer left open whether it was made
         return Found(current, ours=True) if current is not None else None
 
     def _absent(self):
