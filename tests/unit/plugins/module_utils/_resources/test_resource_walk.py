@@ -660,3 +660,19 @@ def test_a_lost_project_create_is_not_sent_again_while_the_listing_is_incomplete
         project_task(neon).present(project_options(name="shop"))
     assert "could not list every project in time (p-late unavailable)" in caught.value.msg
     assert len([entry for entry in neon.log if entry[0] == "POST"]) == 1  # never sent twice
+
+
+def test_an_incomplete_listing_is_never_taken_for_absent_by_a_task_that_would_create_the_project(neon):
+    neon.faults.append(("GET", "/projects", make_response(200, {"projects": [], "unavailable_project_ids": ["p-late"]})))
+    with pytest.raises(TaskFailure) as caught:
+        project_task(neon).present(project_options(name="shop"))
+    assert "could not list every project in time (p-late unavailable)" in caught.value.msg
+    assert caught.value.result["changed"] is False
+    assert [entry for entry in neon.log if entry[0] != "GET"] == []  # nothing created
+
+
+def test_an_incomplete_listing_leaves_nothing_to_delete(neon):
+    neon.faults.append(("GET", "/projects", make_response(200, {"projects": [], "unavailable_project_ids": ["p-late"]})))
+    result = project_task(neon).absent()
+    assert result["changed"] is False
+    assert [entry for entry in neon.log if entry[0] != "GET"] == []
