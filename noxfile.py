@@ -183,9 +183,10 @@ def pytest(session):
         session.run("python", "-m", "pytest", *session.posargs, env=env)
         return
     # Three pytest-xdist workers: the suite is mostly ansible-playbook runs, CPU-bound (1.7 of the 2 cores
-    # when it runs alone), with waits between (timeouts, slow answers, operations) that a third fills. The report test then runs alone, on the results the workers
-    # wrote (tests/reliability/conftest.py), collected from its own file (the whole suite's collection,
-    # to deselect all but it, took 10 CPU-s; its file, 2).
+    # when it runs alone), with waits between (timeouts, slow answers, operations) that a third fills.
+    # The report test then runs alone, on the results the workers wrote (tests/reliability/conftest.py),
+    # collected from its own file (the whole suite's collection, to deselect all but it, took 10 CPU-s;
+    # its file, 2).
     session.run("python", "-m", "pytest", "-n", str(PYTEST_WORKERS), "-m", "not report", "--durations=30", env=env)
     session.run("python", "-m", "pytest", "-m", "report", REPORT_TEST, env=env)
 
