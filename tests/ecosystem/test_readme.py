@@ -160,6 +160,7 @@ def start_simulator(command, clone, env, logs):
     while ENV_ASSIGNMENT.match(words[0]):
         name, value = words.pop(0).split("=", 1)
         env[name] = value
+    assert "--api-key" in words, "the README's simulator command no longer gives --api-key: %s" % command
     at = words.index("--api-key")
     api_key = words[at + 1]
     del words[at:at + 2]

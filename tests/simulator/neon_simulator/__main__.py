@@ -13,8 +13,9 @@ import sys
 import tempfile
 import threading
 
+from .launcher import is_loopback
 from .scene_file import SceneError, load_scene
-from .server import Simulator, is_loopback
+from .server import Simulator
 
 ENV_API_KEY = "NEON_SIMULATOR_API_KEY"
 

@@ -70,15 +70,19 @@ def new_api_key():
     return secrets.token_hex(32)
 
 
-def is_loopback_url(url):
-    """True when ``url``'s host is localhost or a loopback address."""
-    host = urlsplit(url or "").hostname or ""
+def is_loopback(host):
+    """True when ``host`` is localhost or a loopback address."""
     if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def is_loopback_url(url):
+    """True when ``url``'s host is localhost or a loopback address."""
+    return is_loopback(urlsplit(url or "").hostname or "")
 
 
 def _read(path):

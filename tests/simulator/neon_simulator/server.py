@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 import threading
 
@@ -14,20 +13,12 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 from . import ids
 from .app import API_PREFIX, CONTROL_PREFIX, DropConnection, SimulatorApp
 from .clock import Clock
+from .launcher import is_loopback
 from .faults import FaultRegistry
 from .ratelimit import ORG_KEY_CREATE_RATE, RateLimiter
 from .requestlog import RequestLog
 from .seed import DEMO_PROJECT_NAME
 from .state import State
-
-
-def is_loopback(host):
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class _NothingLeft:
