@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2025, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The project listings' routes of /api/v2 (``GET /projects``, ``GET /projects/shared``): HTTP in, State's methods
-(projects.py) out. One project's routes (create, get, update, delete) are in api_provisioning.py."""
+"""The projects' routes of /api/v2 (``GET /projects``, ``GET /projects/shared``, one project's create, get, update and
+delete): HTTP in, State's methods (projects.py) out. A project's branches are routed in api_provisioning.py."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from werkzeug.routing import Rule
 from .api_organizations import org_id_of
 from .web import API_PREFIX, CONTROL_PREFIX, int_arg, json_body, paginated
 
+PROJECT = API_PREFIX + "/projects/<project_id>"
+CONTROL_PROJECT = CONTROL_PREFIX + "/projects/<project_id>"
 PROJECTS_LIMIT = (1, 400, 10)
 PROJECTS_TIMEOUT_MS = (100, 30000, None)
 
@@ -19,6 +21,10 @@ def projects_rules():
     return [
         Rule(API_PREFIX + "/projects", methods=["GET"], endpoint="list_projects"),
         Rule(API_PREFIX + "/projects/shared", methods=["GET"], endpoint="list_shared_projects"),
+        Rule(API_PREFIX + "/projects", methods=["POST"], endpoint="create_project"),
+        Rule(PROJECT, methods=["GET"], endpoint="get_project"),
+        Rule(PROJECT, methods=["PATCH"], endpoint="update_project"),
+        Rule(PROJECT, methods=["DELETE"], endpoint="delete_project"),
     ]
 
 
@@ -34,6 +40,7 @@ def projects_control_rules():
     return [
         Rule(CONTROL_PREFIX + "/projects", methods=["POST"], endpoint="create_project"),
         Rule(CONTROL_PREFIX + "/projects/bulk", methods=["POST"], endpoint="create_projects"),
+        Rule(CONTROL_PROJECT + "/store_passwords", methods=["POST"], endpoint="set_store_passwords"),
     ]
 
 
@@ -59,8 +66,26 @@ class ProjectsRoutes:
         projects, cursor, unavailable = self.state.projects.list_shared_projects(key, limit, cursor, search)
         return 200, paginated({"projects": projects, "unavailable_project_ids": unavailable}, cursor)
 
+    def _api_create_project(self, request, key):
+        return 201, self.state.projects.api_create_project(key, json_body(request))
+
+    def _api_get_project(self, request, key, project_id):
+        del request
+        return 200, self.state.projects.api_get_project(key, project_id)
+
+    def _api_update_project(self, request, key, project_id):
+        return 200, self.state.projects.api_update_project(key, project_id, json_body(request))
+
+    def _api_delete_project(self, request, key, project_id):
+        del request
+        return 200, self.state.projects.api_delete_project(key, project_id)
+
     def _control_create_project(self, request):
         return 201, self.state.projects.create_project(json_body(request, required=False))
 
     def _control_create_projects(self, request):
         return 201, self.state.projects.create_projects(json_body(request))
+
+    def _control_set_store_passwords(self, request, project_id):
+        body = json_body(request)
+        return 200, {"project": self.state.projects.set_store_passwords(project_id, body.get("store_passwords"))}

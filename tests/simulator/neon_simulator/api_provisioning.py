@@ -1,9 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2025, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The provisioning routes of /api/v2 (a project, its branches): HTTP in, State's api_* methods (provisioning.py)
-out. A branch's computes are routed in api_computes.py, its roles and databases in api_catalog.py, its restore and
-set_as_default in api_recovery.py.
+"""The provisioning routes of /api/v2 (a project's branches): HTTP in, State's api_* methods (provisioning.py)
+out. One project's routes (create, get, update, delete) are in api_projects.py; a branch's computes are routed in
+api_computes.py, its roles and databases in api_catalog.py, its restore and set_as_default in api_recovery.py.
 """
 
 from __future__ import annotations
@@ -11,11 +11,10 @@ from __future__ import annotations
 from werkzeug.routing import Rule
 
 from .provisioning import BRANCHES_LIMIT
-from .web import API_PREFIX, CONTROL_PREFIX, int_arg, json_body
+from .web import API_PREFIX, int_arg, json_body
 
 PROJECT = API_PREFIX + "/projects/<project_id>"
 BRANCH = PROJECT + "/branches/<branch_id>"
-CONTROL_PROJECT = CONTROL_PREFIX + "/projects/<project_id>"
 
 
 def rule(path, method, endpoint, **defaults):
@@ -25,10 +24,6 @@ def rule(path, method, endpoint, **defaults):
 
 def provisioning_rules():
     rules = [
-        rule(API_PREFIX + "/projects", "POST", "create_project"),
-        rule(PROJECT, "GET", "get_project"),
-        rule(PROJECT, "PATCH", "update_project"),
-        rule(PROJECT, "DELETE", "delete_project"),
         rule(PROJECT + "/branches", "GET", "list_branches"),
         rule(PROJECT + "/branches", "POST", "create_branch"),
         rule(PROJECT + "/branches/count", "GET", "count_branches"),
@@ -44,29 +39,8 @@ def deleted(payload):
     return (204, None) if payload is None else (200, payload)
 
 
-def provisioning_control_rules():
-    """The /_simulator rules (endpoint ``x`` served by ``_control_x``)."""
-    return [
-        Rule(CONTROL_PROJECT + "/store_passwords", methods=["POST"], endpoint="set_store_passwords"),
-    ]
-
-
 class ProvisioningRoutes:
     """The handlers, mixed into SimulatorApp: each answers (status, payload); /api/v2's for the authenticated key."""
-
-    def _api_create_project(self, request, key):
-        return 201, self.state.provisioning.api_create_project(key, json_body(request))
-
-    def _api_get_project(self, request, key, project_id):
-        del request
-        return 200, self.state.provisioning.api_get_project(key, project_id)
-
-    def _api_update_project(self, request, key, project_id):
-        return 200, self.state.provisioning.api_update_project(key, project_id, json_body(request))
-
-    def _api_delete_project(self, request, key, project_id):
-        del request
-        return 200, self.state.provisioning.api_delete_project(key, project_id)
 
     def _api_list_branches(self, request, key, project_id):
         args = dict(request.args.items())
@@ -89,7 +63,3 @@ class ProvisioningRoutes:
     def _api_delete_branch(self, request, key, project_id, branch_id):
         del request
         return deleted(self.state.provisioning.api_delete_branch(key, project_id, branch_id))
-
-    def _control_set_store_passwords(self, request, project_id):
-        body = json_body(request)
-        return 200, {"project": self.state.provisioning.set_store_passwords(project_id, body.get("store_passwords"))}

@@ -17,7 +17,6 @@ from .api_keys import keys_control_rules
 from .api_networking import networking_control_rules
 from .api_operations import operations_control_rules
 from .api_projects import projects_control_rules
-from .api_provisioning import provisioning_control_rules
 from .api_recovery import recovery_control_rules
 from .api_scene import scene_control_rules
 from .api_sharing import sharing_control_rules
@@ -53,7 +52,7 @@ def control_map():
         Rule(CONTROL_PREFIX + "/clock", methods=["GET"], endpoint="get_clock"),
         Rule(CONTROL_PREFIX + "/clock", methods=["POST"], endpoint="advance_clock"),
     ] + keys_control_rules() + scene_control_rules() + projects_control_rules() + operations_control_rules()
-        + provisioning_control_rules() + catalog_control_rules() + sharing_control_rules() + networking_control_rules()
+        + catalog_control_rules() + sharing_control_rules() + networking_control_rules()
         + consumption_control_rules() + recovery_control_rules() + snapshots_control_rules())
 
 

@@ -249,7 +249,7 @@ class Simulator:
         return self.state.shared.limits.update(limits)
 
     def set_store_passwords(self, project_id, value):
-        return self.state.provisioning.set_store_passwords(project_id, value)
+        return self.state.projects.set_store_passwords(project_id, value)
 
     def password_valid(self, project_id, branch_id, role_name, password):
         """Whether ``password`` lets ``role_name`` log in to the branch now (a reset's old one until it ends)."""

@@ -62,7 +62,8 @@ from . import ids
 from .clock import iso_micro, iso_seconds, parse_rfc3339
 from .errors import Conflict, Forbidden, InvalidRequest, NotFound, Unprocessable, with_code
 from .history import BranchData, go_duration, lsn_of
-from .provisioning import BRANCH_NAME_MAX, subscription_type
+from .projects import subscription_type
+from .provisioning import BRANCH_NAME_MAX
 from .records import Branch, Database
 from .shared import read_boolean, read_object, read_string
 
