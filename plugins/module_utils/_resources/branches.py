@@ -194,6 +194,11 @@ def parent_problem(parent):
     return None
 
 
+def with_endpoint(endpoints, endpoint):
+    """A branch's computes (``endpoints``, None: none read) with ``endpoint`` first, in place of the one of its id."""
+    return [endpoint] + [item for item in endpoints or [] if item["id"] != endpoint["id"]]
+
+
 # ---------------------------------------------------------------------------------------------- reading (branch_info)
 
 
@@ -386,36 +391,37 @@ class Branch(Resource):
             after["default"] = True
         return after
 
-    def diff(self, current, plan):
+    def preview(self, current, plan):
+        """The diff: the branch and its compute's settings, before and after (a reset says where its data will come
+        from). Check mode's result: the branch and its computes as they would be, with what only the service gives a
+        new branch or compute (ids, the host) null."""
+        after = self._after(current, plan)
         if current is None:
-            return {}, self._shown(self._after(None, plan), compute_body(self.compute) if self.compute else None)
+            endpoints = [dict(compute_body(self.compute), id=None, host=None)] if self.compute else []
+            return {}, self._shown(after, compute_body(self.compute) if self.compute else None), \
+                {"branch": dict(after, id=None), "endpoints": read_write_first(endpoints)}
         endpoint_after = planned(self.endpoint, plan.compute) \
             if plan.compute.action != NOTHING or self.endpoint is not None else None
-        before, after = self._shown(current, self.endpoint), self._shown(self._after(current, plan), endpoint_after)
+        before, shown_after = self._shown(current, self.endpoint), self._shown(after, endpoint_after)
         if plan.reset:
             # A reset takes the parent's data, roles and databases as they are now (its own are replaced).
             before["data"] = "its own (last reset: %s)" % (current.get("last_reset_at") or "never")
-            after["data"] = "its parent %s's latest: its data, roles and databases" % current["parent_id"]
-        return before, after
-
-    def predicted(self, current, plan):
-        # What only the service gives a new branch and compute (ids, the host) is null in check mode.
-        if current is None:
-            self.endpoints = [dict(compute_body(self.compute), id=None, host=None)] if self.compute else []
-            return dict(self._after(None, plan), id=None)
+            shown_after["data"] = "its parent %s's latest: its data, roles and databases" % current["parent_id"]
+        endpoints = self.endpoints
         if plan.compute.changed:
             made = {} if self.endpoint is not None else {"id": None, "host": None}
-            self._replace_endpoint(dict(planned(self.endpoint, plan.compute), type=READ_WRITE,
-                                        branch_id=current["id"], **made))
-        return self._after(current, plan)
+            endpoints = with_endpoint(endpoints, dict(planned(self.endpoint, plan.compute), type=READ_WRITE,
+                                                      branch_id=current["id"], **made))
+        return before, shown_after, {"branch": after, "endpoints": read_write_first(endpoints)}
 
     # ------------------------------------------------------------------------------------------ its own changes
 
-    def create_body(self, plan):
+    def create_request(self, plan):
+        """The branch, with its read-write compute when one is asked: made together."""
         body = {"branch": plan.body}
         if self.compute:
             body["endpoints"] = [compute_body(self.compute)]
-        return body
+        return self.collection_path(), body
 
     def created(self, data, path):
         self.task.keep_created_uri(data)  # shown only in this answer, so kept before anything in it is checked
@@ -499,7 +505,7 @@ class Branch(Resource):
 
     def _replace_endpoint(self, endpoint):
         self.endpoint = endpoint
-        self.endpoints = [endpoint] + [item for item in self.endpoints or [] if item["id"] != endpoint["id"]]
+        self.endpoints = with_endpoint(self.endpoints, endpoint)
         self.keep(self.task.kept.get("branch"))
 
     # ------------------------------------------------------------------------------------------ ready

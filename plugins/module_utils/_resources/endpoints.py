@@ -317,8 +317,8 @@ class Endpoint(Resource):
         plan.also_changes = run_change(self.state, current) is not None
         return plan
 
-    def create_body(self, plan):
-        return {"endpoint": dict(plan.body, branch_id=self.branch["id"], type=self.type)}
+    def create_request(self, plan):
+        return self.collection_path(), {"endpoint": dict(plan.body, branch_id=self.branch["id"], type=self.type)}
 
     def input_problem(self, options):
         return compute_settings_problem(options)
@@ -326,20 +326,21 @@ class Endpoint(Resource):
     def create_refused(self, failure):
         return made_meanwhile(self.task, self.type, failure, self._found_again)
 
-    # ------------------------------------------------------------------------------------------ diff and check mode
+    # ------------------------------------------------------------------------------------------ the diff and check mode
 
     def shown(self, current, plan=None):
         if current is None:
             return {}
         return dict(COMPUTE.shown(current), current_state=current.get("current_state"))
 
-    def diff(self, current, plan):
-        before, after = super(Endpoint, self).diff(current, plan)
+    def preview(self, current, plan):
+        """The diff, with the run state the task leaves it in (``current_state``); check mode's result: the compute as
+        it would be, one not made yet with no id or host."""
+        before, after, _ = super(Endpoint, self).preview(current, plan)
         after["current_state"] = after_state(self.state, current)
-        return before, after
+        return before, after, {"endpoint": self._predicted(current, plan)}
 
-    def predicted(self, current, plan):
-        """The compute as it would be; one not made yet has no id or host."""
+    def _predicted(self, current, plan):
         if not plan.changed and not plan.also_changes:
             return current
         endpoint = dict(planned(current, plan), type=self.type, branch_id=self.branch["id"],

@@ -218,9 +218,6 @@ class Project(Resource):
     def collection_path(self):
         return "/projects"
 
-    def item_path(self, current):
-        return project_path(current["id"])
-
     def input_problem(self, options):
         compute = options.get("compute") or {}
         return compute_settings_problem(compute, "compute.") or pg_settings_problem(compute.get("pg_settings")) or \
@@ -267,11 +264,14 @@ class Project(Resource):
         """What a create's (or a delete's) diff shows: its compared fields, and of its settings those given."""
         return shown_fields(current, PROJECT.fields, SHOWN_AT_CREATION + (plan.shown_options if plan else []))
 
-    def diff(self, current, plan):
-        """A create's: the project as asked. An update's: what changes and nothing else, the project's fields and
-        settings and its default compute's (``default_compute``), each before and after."""
+    def preview(self, current, plan):
+        """The diff of a create: the project as asked. Of an update: what changes and nothing else, the project's fields
+        and settings and its default compute's (``default_compute``), each before and after. Check mode's result: the
+        project as it would be; one not made yet has a null id (only the service gives one), which later tasks of the
+        dry run take as a project an earlier task makes (refusal.Missing)."""
+        predicted = planned(current, plan)
         if current is None:
-            before, after = {}, self.shown(planned(None, plan), plan)
+            before, after = {}, self.shown(predicted, plan)
         else:
             before, after = changes_shown(PROJECT.fields, plan.changes)
             compute_before, compute_after = changes_shown(DEFAULT_COMPUTE.fields, plan.compute.changes)
@@ -283,13 +283,7 @@ class Project(Resource):
                 warning = "%s: %s." % (self.label if current is None else self._named(current), note)
                 if warning not in self.task.warnings:
                     self.task.warnings.append(warning)
-        return before, after
-
-    def predicted(self, current, plan):
-        """Check mode's result; a project not made yet has a null id (only the service gives one), which later
-        tasks of the dry run take as a project an earlier task makes (refusal.Missing)."""
-        predicted = planned(current, plan)
-        return predicted if current is not None else dict(predicted, id=None)
+        return before, after, {"project": predicted if current is not None else dict(predicted, id=None)}
 
     def created(self, data, path):
         self.task.keep_created_uri(data)  # shown only in this answer, so kept before anything in it is checked

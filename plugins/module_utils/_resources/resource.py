@@ -43,11 +43,13 @@ class Resource:
 
     - ``options_problem``, ``run``, with ``path_options`` and ``predicts_project``: its module's options (its
       module's one call, _module.NeonModule.run_resource, ends in ``run``);
-    - ``find``, ``collection_path``, ``item_path``: where it is (``find`` also looks again after a create);
+    - ``find``, ``collection_path``: where it is (``find`` also looks again after a create; its own path,
+      ``item_path``, is its collection's with its id);
     - ``input_problem``, ``decide``, ``cannot_delete``: what the task will do, or why it refuses;
-    - ``create_body``, ``created``, ``create_refused``, ``on_found``: its create and what it answered;
+    - ``create_request``, ``created``, ``create_refused``, ``on_found``: its create and what it answered;
     - ``act``, ``settle``, ``delete``: its own changes, what it waits for, its delete;
-    - ``shown``, ``diff``, ``predicted``, ``keep``: what the result and the diff show.
+    - ``shown``, ``preview``, ``keep``: what the diff shows of it, what a plan would make of it (the diff's before
+      and after, check mode's result), what stays in every result.
     """
 
     description = None  # its Description (plan.py), in the resource's own file
@@ -82,10 +84,8 @@ class Resource:
         raise NotImplementedError
 
     def collection_path(self):
+        """The path of its list, where its create goes unless ``create_request`` says otherwise."""
         raise NotImplementedError
-
-    def item_path(self, current):
-        return self.collection_path() + api_path(current[self.id_field])
 
     # ------------------------------------------------------------------------------------------ what the task will do
 
@@ -105,8 +105,9 @@ class Resource:
 
     # ------------------------------------------------------------------------------------------ its create
 
-    def create_body(self, plan):
-        return {self.description.key: plan.body}
+    def create_request(self, plan):
+        """The path and the body of the create ``plan`` asks for: its description's object, POSTed to its list."""
+        return self.collection_path(), {self.description.key: plan.body}
 
     def created(self, data, path):
         """The object a create answered, checked (UnexpectedAnswer when it cannot be used). A resource whose create
@@ -157,12 +158,13 @@ class Resource:
         """What a diff shows of the object (never a secret); ``plan``: the plan it was made by (None: deleted)."""
         return self.description.shown(current)
 
-    def diff(self, current, plan):
-        return self.shown(current, plan), self.shown(planned(current, plan), plan)
-
-    def predicted(self, current, plan):
-        """The object as it would be after ``plan`` (check mode's result)."""
-        return planned(current, plan)
+    def preview(self, current, plan):
+        """What ``plan`` would make of ``current`` (None: it does not exist yet), before anything is sent:
+        ``(before, after, result)``, the diff's before and after, and check mode's result (the fields it keeps: the
+        object as it would be, with what comes with it). It sends nothing and keeps nothing: it gives the diff
+        outside check mode too, and the walk keeps check mode's result only in check mode."""
+        after = planned(current, plan)
+        return self.shown(current, plan), self.shown(after, plan), {self.description.key: after}
 
     def keep(self, current):
         """Put the object in every result from now on, failures included."""
@@ -198,10 +200,10 @@ class Resource:
             raise self.task.failure(problem)
         current = self._find()
         plan = self._decide(current, options)
-        before, after = self.diff(current, plan)
+        before, after, previewed = self.preview(current, plan)
         if self.task.check_mode:
             self.task.changed = plan.changed or plan.also_changes
-            self.keep(self.predicted(current, plan))
+            self.task.kept.update(previewed)
             return self.task.with_diff(self.task.result(), before, after)
         made_now = False
         if plan.action == CREATE:
@@ -210,7 +212,7 @@ class Resource:
             if not found.ours:
                 # Another run created it meanwhile: decided again against it, as a rerun would be (never a create).
                 plan = self._decide(current, options)
-                before, after = self.diff(current, plan)
+                before, after, _ = self.preview(current, plan)
         self.keep(current)
         if plan.action == UPDATE:
             current = self.task.update(self.description, self.item_path(current), self._project_of(current),
@@ -224,10 +226,9 @@ class Resource:
 
     def _create(self, plan):
         """POST the create once; a Found (``ours`` false: another run's, which the walk decides against again)."""
-        path = self.collection_path()
+        path, body = self.create_request(plan)
         try:
-            data, found = self.task.create(path, self.create_body(plan), self.project_id, self.label,
-                                           self._found_again)
+            data, found = self.task.create(path, body, self.project_id, self.label, self._found_again)
         except TaskFailure as failure:
             data, found = None, self.create_refused(failure)
             if found is None:
@@ -271,6 +272,10 @@ class Resource:
             return self.task.with_diff(self.task.result(), before, {})
         self.delete(current)
         return self.task.with_diff(self.task.result(), before, {})
+
+    def item_path(self, current):
+        """Its own path (its update's, its delete's): its list's, with its id."""
+        return self.collection_path() + api_path(current[self.id_field])
 
     def _project_of(self, item):
         """The project whose operations a change of ``item`` starts: the task's, or a project's own id (a project

@@ -191,20 +191,17 @@ class Role(BranchItem):
         plan.also_changes = bool(self.reset_password)
         return plan
 
-    def diff(self, current, plan):
-        before, after = super(Role, self).diff(current, plan)
+    def preview(self, current, plan):
+        """The diff, which says that a reset changes the password (never the password itself). Check mode's result:
+        the role, and a password this run would return (created, reset or read again) null, as it is the service's to
+        give; a later task that stores it reads it so (``rotated.password``)."""
+        before, after, previewed = super(Role, self).preview(current, plan)
         if self._resetting(plan):
-            # The password itself is never in a diff: only that it changes.
             before["password"] = "(the current one)"
             after["password"] = "(a new one, returned in password)"
-        return before, after
-
-    def predicted(self, current, plan):
-        """Check mode's role; a password this run would return (created, reset or read again) is the service's to
-        give, so it is null, as a later task that stores it reads it (``rotated.password``)."""
         if plan.action == CREATE or self.reset_password or self.reveal_password:
-            self.task.kept["password"] = None
-        return super(Role, self).predicted(current, plan)
+            previewed = dict(password=None, **previewed)
+        return before, after, previewed
 
     # ------------------------------------------------------------------------------------------ the password
 

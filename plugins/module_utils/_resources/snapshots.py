@@ -231,7 +231,6 @@ class Snapshot(Resource):
         self.branch = None  # the source branch (present only)
         self.branches = []  # the project's branches, as find listed them (present only)
         self.locate = False
-        self.query = {}  # the query parameters of the create this run plans
         self.label = "snapshot %r" % name
 
     @classmethod
@@ -286,8 +285,6 @@ class Snapshot(Resource):
             self.task.kept["taken_of"] = {"id": current["source_branch_id"], "name": old["name"] if old else None,
                                           "note": note}
         plan = decide(SNAPSHOT, current, dict(options, name=self.name, branch=self.branch["id"]), name=self.name)
-        self.query = dict((field, plan.body[field]) for field in CREATE_PARAMETERS
-                          if plan.action == CREATE and field in plan.body)
         warning = expiry_warning(current, options.get("expires_at"))
         if warning and plan.action != REFUSE and warning not in self.task.warnings:
             self.task.warnings.append(warning)
@@ -308,15 +305,14 @@ class Snapshot(Resource):
         raise self.task.failure("%s. %s" % (failure.cause.describe(), said), failure.cause)
 
     def collection_path(self):
-        """The create's path with its query parameters: the service reads them, never a body."""
-        query = query_string(self.query)
-        return project_path(self.project_id, "branches", self.branch["id"], "snapshot") + ("?" + query if query else "")
+        return project_path(self.project_id, "snapshots")
 
-    def item_path(self, current):
-        return project_path(self.project_id, "snapshots", current["id"])
-
-    def create_body(self, plan):
-        return None
+    def create_request(self, plan):
+        """POST .../branches/{id}/snapshot, taken of its branch, with its settings as query parameters: the service
+        reads them, never a body."""
+        query = query_string(dict((field, plan.body[field]) for field in CREATE_PARAMETERS if field in plan.body))
+        path = project_path(self.project_id, "branches", self.branch["id"], "snapshot") + ("?" + query if query else "")
+        return path, None
 
     def shown(self, current, plan=None):
         """Its compared fields, and what is sent only when it is taken: its branch and its expiry."""
@@ -326,8 +322,10 @@ class Snapshot(Resource):
             shown["expires_at"] = current.get("expires_at")
         return shown
 
-    def predicted(self, current, plan):
-        return current if current is not None else dict(plan.body, id=None)
+    def preview(self, current, plan):
+        """The diff; check mode's result: the snapshot as it is, or as it would be taken (its id null)."""
+        before, after, _ = super(Snapshot, self).preview(current, plan)
+        return before, after, {"snapshot": current if current is not None else dict(plan.body, id=None)}
 
     def settle(self, current, plan):
         """When this run changed nothing, wait for the operations still running on its branch (only the project's

@@ -242,8 +242,9 @@ def test_a_create_sends_its_settings_as_query_parameters_and_no_body():
     snapshot = Snapshot(ResourceTask(client), "p-1", "before 1")
     snapshot.branch = ROOT
     plan = snapshot.decide(None, dict(timestamp="2026-01-31T22:00:00Z", lsn=None, expires_at=None))
-    assert snapshot.create_body(plan) is None
-    assert snapshot.collection_path() == \
+    path, body = snapshot.create_request(plan)
+    assert body is None
+    assert path == \
         "/projects/p-1/branches/br-root/snapshot?name=before%201&timestamp=2026-01-31T22%3A00%3A00Z"
 
 
