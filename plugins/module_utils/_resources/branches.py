@@ -431,8 +431,8 @@ class Branch(Resource):
         self.endpoint = read_write_endpoint(self.endpoints)
         return branch
 
-    def on_found(self, found):
-        super(Branch, self).on_found(found)
+    def found_instead(self, found):
+        super(Branch, self).found_instead(found)
         if found.ours and not self.task.wait:  # the answer with its computes was lost, and settle reads none
             self._read_computes(found.item["id"])
 

@@ -289,7 +289,7 @@ class Project(Resource):
         self.task.keep_created_uri(data)  # shown only in this answer, so kept before anything in it is checked
         return answers.item_of(data, "POST", path, "project", FULL_PROJECT_FIELDS)
 
-    def on_found(self, found):
+    def found_instead(self, found):
         if found.ours:  # none was there before the create, so one there now is this run's
             self.task.warnings.append("Get the new project's connection URI with neon.cloud.connection_info.")
 

@@ -10,7 +10,7 @@ create and update), and those changes (``act``: a branch's compute and reset, a 
 role's password). Everything else is here, once:
 
 - ``present``: check the options; find the object; ``decide``; refuse what the plan refuses, before anything is
-  sent; in check mode return the object as it would be and the diff; else create it (once: a lost answer is looked
+  sent; ``preview`` the plan: the diff, and in check mode the result as it would be, where the walk ends; else create it (once: a lost answer is looked
   for again; another run's create is used with a warning, and the plan is decided again against it), update it,
   make the resource's own changes, wait for the operations each change started, and ``settle``: read it again once
   they have ended, or, when nothing changed, wait for what a timed-out or an overlapping run left running on it.
@@ -46,7 +46,7 @@ class Resource:
     - ``find``, ``collection_path``: where it is (``find`` also looks again after a create; its own path,
       ``item_path``, is its collection's with its id);
     - ``input_problem``, ``decide``, ``cannot_delete``: what the task will do, or why it refuses;
-    - ``create_request``, ``created``, ``create_refused``, ``on_found``: its create and what it answered;
+    - ``create_request``, ``created``, ``create_refused``, ``found_instead``: its create and what it answered;
     - ``act``, ``settle``, ``delete``: its own changes, what it waits for, its delete;
     - ``shown``, ``preview``, ``keep``: what the diff shows of it, what a plan would make of it (the diff's before
       and after, check mode's result), what stays in every result.
@@ -115,12 +115,15 @@ class Resource:
         return answers.item_of(data, "POST", path, self.description.key, self.description.answer_fields)
 
     def create_refused(self, failure):
-        """A Found when a refused create was made meanwhile by another run in words the service does not
-        document (a compute's); None to let the failure stand."""
+        """A create the service refused (``failure``): a Found when another run made it meanwhile and the service
+        says so in words it does not document (a compute's); or a failure that says more (a snapshot's limit, naming
+        the snapshots that hold it); None to let the failure stand."""
         return None
 
-    def on_found(self, found):
-        """After a create that another run made (``found.ours`` false) or whose answer was lost."""
+    def found_instead(self, found):
+        """After a create whose object was found instead of answered: its answer was lost (``found.ours``: what only
+        the answer held, a password or a compute, is got otherwise), or another run made it (``found.ours`` false: the
+        walk decides against it again). By default, the latter is a warning."""
         if not found.ours:
             self.task.warnings.append("%s was created by another run at the same time%s; this run uses it." % (
                 sentence(self.label), self._id_note(found.item)))
@@ -240,7 +243,7 @@ class Resource:
                 self.task.did(what)
                 self.task.wait_idle(self._project_of(found.item), what)
             # Another run's is decided against again, and waited for when found not ready (settle).
-            self.on_found(found)
+            self.found_instead(found)
             return found
         try:
             item = self.created(data, path)

@@ -209,7 +209,7 @@ class Role(BranchItem):
         self._keep_answered(data, "created")  # shown only in this answer, so kept before anything in it is checked
         return super(Role, self).created(data, path)
 
-    def on_found(self, found):
+    def found_instead(self, found):
         if not found.ours:
             if not self.reset_password:  # a reset follows, and its password is this run's
                 self.task.warnings.append(
