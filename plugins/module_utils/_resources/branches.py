@@ -273,7 +273,10 @@ class Branch(Resource):
             return cls(task, options["project_id"], options["name"]).absent()
         branch = cls(task, options["project_id"], options["name"], compute=compute_option("compute", options["compute"]),
                      reset_from_parent=options["reset_from_parent"], default=options["default"])
-        return branch.present(dict((option, options[option]) for option in PLAN_OPTIONS))
+        # Its points in time in the form the collection sends them (_api/points.py: UTC ending in Z, an LSN as
+        # PostgreSQL writes it).
+        return branch.present(options_as_sent(dict((option, options[option]) for option in PLAN_OPTIONS),
+                                              ("parent_timestamp", "expires_at"), ("parent_lsn",)))
 
     # ------------------------------------------------------------------------------------------ finding and deciding
 
@@ -286,11 +289,6 @@ class Branch(Resource):
 
     def collection_path(self):
         return project_path(self.project_id, "branches")
-
-    def present(self, options):
-        """The walk, with its points in time (``parent_timestamp``, ``expires_at``, ``parent_lsn``) in the form the
-        collection sends them (_api/points.py: UTC ending in Z, an LSN as PostgreSQL writes it)."""
-        return super(Branch, self).present(options_as_sent(options, ("parent_timestamp", "expires_at"), ("parent_lsn",)))
 
     def input_problem(self, options):
         problem = branch_input_problem(options)

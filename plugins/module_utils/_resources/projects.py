@@ -135,15 +135,15 @@ class Project(Resource):
     path_options = ("id", "org_id")
     predicts_project = False
 
-    def __init__(self, task, name=None, project_id=None, org_id=None):
+    def __init__(self, task, name=None, project_id=None, org_id=None, asks_settings=False, making=False):
         super(Project, self).__init__(task, project_id)
         self.name = name
         self.org_id = org_id
         self.label = "project %r" % (name or project_id)
         self.unavailable = []
         self.not_found = None  # the HTTP 404 that answered the read of project_id
-        self.asks_settings = False  # whether the task compares the project's settings (read with it)
-        self.making = False  # whether the task would create it (present): an unfinished listing is then refused
+        self.asks_settings = asks_settings  # whether the task compares the project's settings (read with it)
+        self.making = making  # whether the task would create it (present): an unfinished listing is then refused
 
     @classmethod
     def options_problem(cls, options):
@@ -153,15 +153,12 @@ class Project(Resource):
 
     @classmethod
     def run(cls, task, options):
-        project = cls(task, name=options["name"], project_id=options["id"], org_id=options["org_id"])
         if options["state"] == "absent":
-            return project.absent()
-        return project.present(dict((option, options[option]) for option in PLAN_OPTIONS))
-
-    def present(self, options):
-        self.asks_settings = any(dig(options, field.option) is not None for field in SETTINGS_FIELDS)
-        self.making = True
-        return super(Project, self).present(options)
+            return cls(task, name=options["name"], project_id=options["id"], org_id=options["org_id"]).absent()
+        wanted = dict((option, options[option]) for option in PLAN_OPTIONS)
+        project = cls(task, name=options["name"], project_id=options["id"], org_id=options["org_id"], making=True,
+                      asks_settings=any(dig(wanted, field.option) is not None for field in SETTINGS_FIELDS))
+        return project.present(wanted)
 
     def find(self):
         if self.project_id is not None:

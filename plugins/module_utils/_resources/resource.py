@@ -50,6 +50,9 @@ class Resource:
     - ``act``, ``settle``, ``delete``: its own changes, what it waits for, its delete;
     - ``shown``, ``preview``, ``keep``: what the diff shows of it, what a plan would make of it (the diff's before
       and after, check mode's result), what stays in every result.
+
+    ``present`` and ``absent``, the walk itself, are not hooks: ``run`` gives them what they need (the options in the
+    form they are sent, what the object is built with) and wraps what they raise.
     """
 
     description = None  # its Description (plan.py), in the resource's own file
@@ -73,7 +76,8 @@ class Resource:
 
     @classmethod
     def run(cls, task, options):
-        """The task the module's ``options`` ask for (``state``): ``present`` or ``absent`` of the object they name.
+        """The task the module's ``options`` ask for (``state``): ``present`` or ``absent`` of the object they name,
+        built for it, with the options as they are sent (a point in time in the collection's form: _api/points.py).
         An option that cannot be used whatever the service holds raises OptionError (refusal.py)."""
         raise NotImplementedError
 
@@ -176,9 +180,11 @@ class Resource:
     # ------------------------------------------------------------------------------------------ the walk
 
     def present(self, options):
+        """Make the object as ``options`` ask (the walk: not overridden)."""
         return self.task.keep_on_failure(self._present, options)
 
     def absent(self):
+        """Delete the object (the walk: not overridden)."""
         return self.task.keep_on_failure(self._absent)
 
     def _find(self):

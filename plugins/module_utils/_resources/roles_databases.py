@@ -163,13 +163,10 @@ class Role(BranchItem):
             return cls(task, options["project_id"], options["branch"], options["name"]).absent()
         role = cls(task, options["project_id"], options["branch"], options["name"],
                    reset_password=options["reset_password"], reveal_password=options["reveal_password"])
-        return role.present()
-
-    def present(self, options=None):
         try:
-            return super(Role, self).present(options or {})
+            return role.present({})
         except TaskFailure as failure:
-            if failure.result.get("password") and self.password_from in ("created", "reset"):
+            if failure.result.get("password") and role.password_from in ("created", "reset"):
                 failure.msg += (". The role's new password is in this result (password): keep it, the service "
                                 "shows it only once")
             raise

@@ -224,13 +224,13 @@ class Snapshot(Resource):
     description = SNAPSHOT
     path_options = ("project_id", "branch")
 
-    def __init__(self, task, project_id, name, branch=None):
+    def __init__(self, task, project_id, name, branch=None, locate=False):
         super(Snapshot, self).__init__(task, project_id)
         self.name = name
         self.wanted_branch = branch
         self.branch = None  # the source branch (present only)
         self.branches = []  # the project's branches, as find listed them (present only)
-        self.locate = False
+        self.locate = locate  # whether find looks for its source branch too (present: what it is taken of)
         self.label = "snapshot %r" % name
 
     @classmethod
@@ -239,10 +239,13 @@ class Snapshot(Resource):
 
     @classmethod
     def run(cls, task, options):
-        snapshot = cls(task, options["project_id"], options["name"], options["branch"])
-        if options["state"] == "absent":
+        present = options["state"] != "absent"
+        snapshot = cls(task, options["project_id"], options["name"], options["branch"], locate=present)
+        if not present:
             return snapshot.absent()
-        return snapshot.present(dict((option, options[option]) for option in ("timestamp", "lsn", "expires_at")))
+        # Its points in time in the form the collection sends them (_api/points.py).
+        wanted = dict((option, options[option]) for option in ("timestamp", "lsn", "expires_at"))
+        return snapshot.present(options_as_sent(wanted, TIME_OPTIONS, LSN_OPTIONS))
 
     def find(self):
         if self.locate and self.branch is None:
@@ -266,11 +269,6 @@ class Snapshot(Resource):
         snapshots = [] if project_to_be_made(self.project_id, self.task) else list_snapshots(self.client, self.project_id)
         named = [snapshot for snapshot in snapshots if snapshot["name"] == self.name]
         return only_one(named, "snapshots", self.name, " in project %s" % self.project_id)
-
-    def present(self, options):
-        """The walk, with ``timestamp``, ``expires_at`` and ``lsn`` in the form the collection sends them."""
-        self.locate = True
-        return super(Snapshot, self).present(options_as_sent(options, TIME_OPTIONS, LSN_OPTIONS))
 
     def input_problem(self, options):
         return snapshot_input_problem(options)

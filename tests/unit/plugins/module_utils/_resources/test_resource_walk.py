@@ -22,7 +22,7 @@ import requests
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure
 from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import Branch, branches_with_endpoints
 from ansible_collections.neon.cloud.plugins.module_utils._resources.connections import connection_details
-from ansible_collections.neon.cloud.plugins.module_utils._resources.projects import Project
+from ansible_collections.neon.cloud.plugins.module_utils._resources.projects import PLAN_OPTIONS, Project
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
 from ansible_collections.neon.cloud.tests.unit.plugins.module_utils.neon_fakes import FakeClock, make_client, make_response
 
@@ -419,9 +419,22 @@ def test_compute_settings_update_the_read_write_compute(neon):
 # ---------------------------------------------------------------------------------------------- project
 
 
+class ProjectTask:
+    """A project module's task, through ``Project.run`` as the module calls it: ``present(options)`` or ``absent()``."""
+
+    def __init__(self, task, name, project_id):
+        self.task, self.name, self.project_id = task, name, project_id
+
+    def present(self, settings):
+        return Project.run(self.task, dict(dict.fromkeys(PLAN_OPTIONS), state="present", id=self.project_id, **settings))
+
+    def absent(self):
+        return Project.run(self.task, dict(dict.fromkeys(PLAN_OPTIONS), state="absent", id=self.project_id, name=self.name))
+
+
 def project_task(neon, name="shop", project_id=None, check_mode=False):
     task = ResourceTask(neon.client, wait=True, wait_timeout=120.0, check_mode=check_mode, diff=True)
-    return Project(task, name=name, project_id=project_id)
+    return ProjectTask(task, name, project_id)
 
 
 def project_options(**given):

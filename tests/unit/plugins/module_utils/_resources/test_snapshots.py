@@ -253,8 +253,9 @@ def test_a_create_sends_its_points_in_utc_ending_in_z():
     created = make_response(200, {"snapshot": dict(TAKEN, id="snap-9"), "operations": []})
     client, adapter = answered(make_response(200, {"branches": [dict(ROOT, default=True)]}),
                                make_response(200, {"snapshots": []}), created)
-    result = Snapshot(ResourceTask(client, wait=False), "p-1", "before").present(
-        dict(timestamp="2026-01-31T23:00:00.500+01:00", lsn=None, expires_at="2026-02-28T01:00:00+01:00"))
+    result = Snapshot.run(ResourceTask(client, wait=False), dict(
+        project_id="p-1", name="before", branch=None, state="present",
+        timestamp="2026-01-31T23:00:00.500+01:00", lsn=None, expires_at="2026-02-28T01:00:00+01:00"))
     assert result["changed"] is True
     post = adapter.sent[2]
     assert post.method == "POST" and post.body is None
