@@ -54,6 +54,23 @@ options:
       - A C(Retry-After) header sent by the service is followed, up to this limit.
     type: float
     default: 30
+  api_rate_limit:
+    description:
+      - The most requests a minute that every task with this API key sends to this O(api_url) from this machine,
+        together - all forks, all playbook runs and ad hoc commands at the same time, and the
+        C(neon.cloud.projects) inventory - after a burst of up to four seconds' worth of them (at most 40).
+        Requests wait for their turn.
+      - Neon answers HTTP 429 past about 700 requests a minute per account; the default stays below it. See the
+        R(API behaviour guide, ansible_collections.neon.cloud.docsite.api_behaviour.pacing), also for where the
+        shared pace is kept.
+      - When the service answers HTTP 429, every task that shares the pace pauses for as long as the answer's
+        C(Retry-After) asks (at most O(api_retry_max_delay)), not only the one that got it.
+      - A request waits for its turn at most O(api_retry_max_delay) seconds; when the pace would hold it longer
+        (a very low limit, many runs at once) it is sent then.
+      - If not set, the value of the E(NEON_API_RATE_LIMIT) environment variable is used, then the default.
+      - Set to V(0) to not pace the requests at all.
+    type: float
+    default: 650
   api_allow_plain_http:
     description:
       - Allow an O(api_url) with plain C(http://) to a host other than this machine.
@@ -117,6 +134,9 @@ options:
   api_url:
     env:
       - name: NEON_API_URL
+  api_rate_limit:
+    env:
+      - name: NEON_API_RATE_LIMIT
   ca_path:
     env:
       - name: CURL_CA_BUNDLE

@@ -134,7 +134,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.connection import 
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure
 from ansible_collections.neon.cloud.plugins.module_utils._account.inventory import reachable_projects
 
-CONNECTION_OPTIONS = ("api_key", "api_url", "api_timeout", "api_retries", "api_retry_max_delay",
+CONNECTION_OPTIONS = ("api_key", "api_url", "api_timeout", "api_retries", "api_retry_max_delay", "api_rate_limit",
                       "api_allow_plain_http", "validate_certs", "ca_path")
 ORG_ID_PATTERN = re.compile(r"^[a-z0-9-]{1,60}$")
 UNAVAILABLE_GROUP = "neon_unavailable"
@@ -243,6 +243,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             raise inventory_failure(scrubber.scrub("neon.cloud.projects could not list the projects: %s" % cause))
         finally:
             client.close()
+            if client.pace is not None and client.pace.warning:
+                self.display.warning(client.pace.warning)
         return {
             "format": CACHE_FORMAT,
             "projects": [{"project": project, "shared": is_shared} for project, is_shared in reach.projects],

@@ -30,12 +30,14 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.connection import 
     API_KEY_ENV,
     API_URL_ENV,
     CA_PATH_ENV,
+    RATE_LIMIT_ENV,
     ConnectionOptionError,
     check_options,
     make_client,
     url_credentials,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure
+from ansible_collections.neon.cloud.plugins.module_utils._api.pacing import DEFAULT_PER_MINUTE
 from ansible_collections.neon.cloud.plugins.module_utils._api.redaction import SecretScrubber, one_line
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import OptionError
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
@@ -56,6 +58,7 @@ CONNECTION_ARGUMENT_SPEC = dict(
     api_timeout=dict(type="float", default=30.0),
     api_retries=dict(type="int", default=5),
     api_retry_max_delay=dict(type="float", default=30.0),
+    api_rate_limit=dict(type="float", default=DEFAULT_PER_MINUTE, fallback=(env_fallback, [RATE_LIMIT_ENV])),
     api_allow_plain_http=dict(type="bool", default=False),
     validate_certs=dict(type="bool", default=True),
     ca_path=dict(type="path", fallback=(env_fallback, list(CA_PATH_ENV))),
@@ -160,6 +163,9 @@ class NeonModule:
         self.fail(error.describe(), error=error.to_dict(), **result)
 
     def _finish(self, failed=False, **result):
+        pace = self.client.pace if self.client is not None else None
+        if pace is not None and pace.warning:
+            result["warnings"] = list(result.get("warnings") or ()) + [pace.warning]
         for warning in result.pop("warnings", None) or ():
             self.warn(warning)
         for field in _SCRUBBED_FIELDS:

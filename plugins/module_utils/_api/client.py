@@ -26,6 +26,7 @@ except ImportError:  # pragma: no cover - Python 2 is not supported, keeps the i
     from urlparse import urlsplit  # type: ignore
 
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import AUTH_HINT, NeonAPIError, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.pacing import Pace
 from ansible_collections.neon.cloud.plugins.module_utils._api.redaction import SecretScrubber, one_line
 from ansible_collections.neon.cloud.plugins.module_utils._api.transport import (
     DEFAULT_API_URL,
@@ -158,7 +159,8 @@ class NeonClient:
     """
 
     def __init__(self, api_key, api_url=DEFAULT_API_URL, timeout=30.0, validate_certs=True, ca_path=None,
-                 retries=5, retry_max_delay=30.0, sleep=time.sleep, clock=time.monotonic, session=None):
+                 retries=5, retry_max_delay=30.0, sleep=time.sleep, clock=time.monotonic, session=None,
+                 rate_limit=None, pace=None):
         if not HAS_REQUESTS:
             raise NeonAPIError(None, None, "the Python library 'requests' is required: %s" % REQUESTS_IMPORT_ERROR)
         self.api_url = (api_url or DEFAULT_API_URL).rstrip("/")
@@ -169,6 +171,9 @@ class NeonClient:
         self.clock = clock
         self.requests_made = 0
         self._fallback_key = None
+        # One pace for every process using this key here (_api/pacing.py); None: not paced (rate_limit 0 or None).
+        self.pace = pace if pace is not None else (
+            Pace(self.api_url, api_key, rate_limit, sleep=sleep) if rate_limit else None)
         self.scrubber = SecretScrubber([api_key])
         self.transport = Transport(api_key, self.api_url, timeout, validate_certs=validate_certs, ca_path=ca_path,
                                    session=session)
@@ -235,6 +240,7 @@ class NeonClient:
             attempt += 1
             request_id = str(uuid.uuid4())
             headers["X-Request-ID"] = request_id
+            self._wait_turn(deadline)
             try:
                 return self._attempt(method, url, shown_path, headers, data, request_id, no_content)
             except NeonAPIError as error:
@@ -242,15 +248,28 @@ class NeonClient:
                     self.use_api_key(self._fallback_key)
                     self._fallback_key = None
                     continue
-                if attempt > self.retries or not self._may_retry(method, error) or (
-                        error.status == 423 and not retry_locked):
-                    raise error.gave_up(attempt, self.clock() - started)
                 delay = backoff_delay(attempt, self.retry_max_delay)
                 if error.retry_after is not None:
                     delay = min(self.retry_max_delay, error.retry_after)
+                if error.status == 429 and self.pace is not None:
+                    # Every process sharing the key pauses too, not only this one (and whether or not it retries).
+                    self.pace.hold(delay)
+                if attempt > self.retries or not self._may_retry(method, error) or (
+                        error.status == 423 and not retry_locked):
+                    raise error.gave_up(attempt, self.clock() - started)
                 if deadline is not None and self.clock() + delay >= deadline:
                     raise error.gave_up(attempt, self.clock() - started)
                 self.sleep(delay)
+
+    def _wait_turn(self, deadline):
+        """Wait for this request's turn in the key's shared pace: at most api_retry_max_delay, the longest pause
+        before any attempt, and never past ``deadline``."""
+        if self.pace is None:
+            return
+        longest = self.retry_max_delay
+        if deadline is not None:
+            longest = min(longest, max(0.0, deadline - self.clock()))
+        self.pace.take(longest)
 
     @staticmethod
     def _may_retry(method, error):

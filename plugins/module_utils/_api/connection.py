@@ -27,6 +27,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.transport import c
 API_KEY_PATTERN = re.compile(r"^[\x21-\x7e]+$")
 API_KEY_ENV = "NEON_API_KEY"
 API_URL_ENV = "NEON_API_URL"
+RATE_LIMIT_ENV = "NEON_API_RATE_LIMIT"
 # ca_path falls back to our own variable, then to the CA bundle variables that requests users set.
 CA_PATH_ENV = ("NEON_CA_PATH", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
 
@@ -57,6 +58,10 @@ def check_options(options):
     """Raise ConnectionOptionError for the first option that cannot be used; returns the stripped key."""
     _positive(options, "api_timeout")
     _positive(options, "api_retry_max_delay")
+    rate_limit = options.get("api_rate_limit")
+    if rate_limit is not None and not 0 <= rate_limit < float("inf"):
+        raise ConnectionOptionError("api_rate_limit must be 0 (not paced) or a number of requests a minute above 0, "
+                                    "got %s" % rate_limit)
     if options["api_retries"] < 0:
         raise ConnectionOptionError("api_retries must be 0 or more, got %s" % options["api_retries"])
     api_key = options["api_key"]
@@ -96,5 +101,6 @@ def make_client(options, **extra):
         ca_path=ca_path_in_use(options),
         retries=options["api_retries"],
         retry_max_delay=options["api_retry_max_delay"],
+        rate_limit=options.get("api_rate_limit") or None,  # 0: not paced
         **extra
     )

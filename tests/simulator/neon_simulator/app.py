@@ -76,8 +76,9 @@ class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, 
     """WSGI callable. ``sleep(seconds)`` is interruptible when the server stops.
 
     ``rate_limiter`` limits every route (off by default); ``org_key_limiter`` limits the creation
-    of organization keys per organization. Both can be changed at run time (control API) and
-    are put back by :meth:`reset`.
+    of organization keys per organization; ``key_limiter`` every request of one API key, whatever its
+    route (off unless set at run time, as the live service's limit per account). All can be changed at run
+    time (control API) and are put back by :meth:`reset`.
     """
 
     def __init__(self, state, faults, request_log, rate_limiter=None, stop_event=None, org_key_limiter=None):
@@ -87,6 +88,7 @@ class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, 
         self.rate_limiter = rate_limiter
         self.org_key_limiter = org_key_limiter
         self._default_limiters = (rate_limiter, org_key_limiter)
+        self.key_limiter = None
         self.stop_event = stop_event or threading.Event()
         self.barriers = Barriers()
         self.api_map = Map(keys_rules() + organizations_rules() + projects_rules() + operations_rules()
@@ -119,6 +121,7 @@ class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, 
         self.barriers.clear()
         self.request_log.clear()
         self.rate_limiter, self.org_key_limiter = self._default_limiters
+        self.key_limiter = None
         for limiter in self._default_limiters:
             if limiter is not None:
                 limiter.reset()
@@ -127,11 +130,13 @@ class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, 
         def describe(limiter):
             return limiter.describe() if limiter is not None else None
 
-        return {"per_route": describe(self.rate_limiter), "org_key_create": describe(self.org_key_limiter)}
+        return {"per_route": describe(self.rate_limiter), "org_key_create": describe(self.org_key_limiter),
+                "per_key": describe(self.key_limiter)}
 
     def set_rate_limits(self, spec):
-        """``{"per_route": N | null, "org_key_create": N | null, "org_key_create_burst": M}`` (null: off)."""
-        unknown = set(spec) - {"per_route", "org_key_create", "org_key_create_burst"}
+        """``{"per_route": N | null, "org_key_create": N | null, "org_key_create_burst": M, "per_key": N | null,
+        "per_key_burst": M}`` (null: off)."""
+        unknown = set(spec) - {"per_route", "org_key_create", "org_key_create_burst", "per_key", "per_key_burst"}
         if unknown:
             raise InvalidRequest("unknown fields: %s" % ", ".join(sorted(unknown)))
         if "per_route" in spec:
@@ -146,6 +151,15 @@ class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, 
                 if burst < 1:
                     raise InvalidRequest("org_key_create_burst: must be at least 1")
             self.org_key_limiter = RateLimiter(rate, burst) if rate is not None else None
+        if "per_key" in spec or "per_key_burst" in spec:
+            current = self.key_limiter.rate if self.key_limiter is not None else None
+            rate = positive_rate(spec.get("per_key", current), "per_key")
+            burst = spec.get("per_key_burst")
+            if burst is not None:
+                burst = positive_rate(burst, "per_key_burst", allow_none=False)
+                if burst < 1:
+                    raise InvalidRequest("per_key_burst: must be at least 1")
+            self.key_limiter = RateLimiter(rate, burst) if rate is not None else None
         return self.rate_limits()
 
     def sleep(self, seconds):
@@ -218,10 +232,12 @@ class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, 
         key = self.state.keys.authenticate(secret.strip(), client_address(request))
         return (key, None) if key is not None else (None, MESSAGE_BAD_KEY)
 
-    def _limited(self, endpoint, args, request_id):
+    def _limited(self, endpoint, args, request_id, key=None):
         """The 429 answer when a rate limit is spent, else None."""
         wait = None
-        if self.rate_limiter is not None:
+        if key is not None and self.key_limiter is not None:
+            wait = self.key_limiter.check(key.id)
+        if wait is None and self.rate_limiter is not None:
             wait = self.rate_limiter.check(endpoint)
         if wait is None and endpoint == "create_org_key" and self.org_key_limiter is not None:
             wait = self.org_key_limiter.check(args["org_id"])
@@ -242,7 +258,7 @@ class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, 
             if refusal is not None:
                 return _unserved(request, request_id, refusal)
             context["endpoint"] = endpoint
-            limited = self._limited(endpoint, args, request_id)
+            limited = self._limited(endpoint, args, request_id, key)
             if limited is not None:
                 return limited
             status, payload = getattr(self, "_api_" + endpoint)(request, key, **args)

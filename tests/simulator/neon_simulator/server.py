@@ -318,7 +318,8 @@ class Simulator:
         return self.state.scene.clear_unavailable()
 
     def set_rate_limits(self, **spec):
-        """``per_route``, ``org_key_create`` (requests per second, None: off), ``org_key_create_burst``."""
+        """``per_route``, ``org_key_create``, ``per_key`` (requests per second, None: off), ``org_key_create_burst``,
+        ``per_key_burst``."""
         return self.app.set_rate_limits(spec)
 
     def rate_limits(self):
