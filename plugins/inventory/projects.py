@@ -243,8 +243,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             raise inventory_failure(scrubber.scrub("neon.cloud.projects could not list the projects: %s" % cause))
         finally:
             client.close()
-            if client.pace is not None and client.pace.warning:
-                self.display.warning(client.pace.warning)
+            pace = getattr(client, "pace", None)
+            if pace is not None and pace.warning:
+                self.display.warning(pace.warning)
         return {
             "format": CACHE_FORMAT,
             "projects": [{"project": project, "shared": is_shared} for project, is_shared in reach.projects],

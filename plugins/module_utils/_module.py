@@ -163,7 +163,7 @@ class NeonModule:
         self.fail(error.describe(), error=error.to_dict(), **result)
 
     def _finish(self, failed=False, **result):
-        pace = self.client.pace if self.client is not None else None
+        pace = getattr(self.client, "pace", None)
         if pace is not None and pace.warning:
             result["warnings"] = list(result.get("warnings") or ()) + [pace.warning]
         for warning in result.pop("warnings", None) or ():
