@@ -270,6 +270,25 @@ def test_org_key_creation_is_rate_limited_per_organization(sim):
     assert sim.rate_limits()["org_key_create"] == {"rate": 10.0, "burst": 10.0}
 
 
+def test_a_limit_per_key_counts_every_route_of_that_key_only(sim):
+    assert sim.rate_limits()["per_key"] is None  # off by default
+    sim.set_rate_limits(per_key=0.001, per_key_burst=2)  # no refill within the test
+    answers = [call(sim, "GET", path) for path in ("/projects", "/api_keys", "/auth")]
+    assert [answer.status_code for answer in answers] == [200, 200, 429]
+    refused(answers[2], 429, "too many requests")
+    assert int(answers[2].headers["Retry-After"]) >= 1
+    other_key = call(sim, "POST", "/organizations/%s/api_keys" % ORG, json={"key_name": "own budget"})
+    assert other_key.status_code == 429  # the same key, another route
+    sim.set_rate_limits(per_key=None)
+    second = call(sim, "POST", "/api_keys", json={"key_name": "second"}).json()["key"]
+    sim.set_rate_limits(per_key=0.001, per_key_burst=1)
+    assert call(sim, "GET", "/auth", key=second).status_code == 200  # each key its own budget
+    assert call(sim, "GET", "/auth").status_code == 200
+    assert call(sim, "GET", "/auth", key=second).status_code == 429
+    sim.reset()
+    assert sim.rate_limits()["per_key"] is None
+
+
 def test_rate_limiter_allows_ten_a_second_with_bursts_of_ten():
     now = [100.0]
     limiter = ratelimit.RateLimiter(ratelimit.ORG_KEY_CREATE_RATE, monotonic=lambda: now[0])
