@@ -4,17 +4,31 @@
 """8. A fleet held to one baseline: every project of an organization, one play over the inventory.
 
 What a scheduled baseline job costs once the fleet is as asked: ``ansible-playbook`` over the
-``neon.cloud.projects`` inventory of ``count`` projects, one ``neon.cloud.project`` task with every
-setting of the baseline and one ``neon.cloud.project_permission`` task (its collaborators, exclusive)
-per project, run first to apply it (each project changed) and then again, unchanged (no change sent,
-``changed=0``): as it is, with ``wait: false`` (no read of the project's operations), and in check
-mode with ``--diff`` (the drift report). Beside it, the least a client can do to know the same: a
-plain ``requests`` loop that GETs each project and its grants and compares them. Requests are
-counted in the simulator's log, per project.
+``neon.cloud.projects`` inventory, one ``neon.cloud.project`` task with every setting of the baseline and one
+``neon.cloud.project_permission`` task (its collaborators, exclusive) per project, unchanged (no change sent,
+``changed=0``; three reads a project).
+
+Side by side in one run, for each fleet size (``sizes``, 100 and 1,000 by default) and each way the modules run
+(``ways``): ``shipped`` (``-e neon_cloud_in_controller=false``: each task ships its module to a Python of its own,
+AnsiballZ) and ``controller`` (the default: the module's code in the controller's worker process). Each is
+measured for wall time, CPU (``ansible-playbook`` and everything it ran, from ``getrusage`` of the reaped
+children) per project and requests per project (the simulator's log). These runs leave the pace off
+(``NEON_API_RATE_LIMIT=0``; the simulator has no limit): they measure Ansible's and the modules' own cost. Beside
+them, the least a client can do to know the same: a plain ``requests`` loop of the same three reads.
+
+Then the pace (``limited``: 1,000 projects by default, 0 leaves it out): a simulator of its own that limits the
+key to Neon's 700 requests a minute (bursts of 40), the play in the controller at 50 forks with the pace as it
+comes by default: wall time against the floor (every request of the run at 700 a minute), hosts failed, and the
+429s the service answered.
+
+Until the modules can run in the controller, both ways are the same code; the variable is then ignored, and the
+two columns measure the same path (their difference is the noise).
 """
 
+import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -22,6 +36,14 @@ import time
 import requests
 
 FLEET_ORG = "bench-fleet"
+WAYS = ("shipped", "controller")
+# The variable that makes a task ship its module as before the modules ran in the controller.
+SHIPPED_VARIABLE = "neon_cloud_in_controller=false"
+# Neon's limit (docs/docsite/rst/api-behaviour.rst, "Errors, limits and retries"): about 700 requests a minute
+# per account, bursts to 40 a second.
+SERVICE_PER_MINUTE = 700.0
+SERVICE_BURST = 40
+PLAY_TIMEOUT = 4 * 3600
 # The baseline every project is held to (what the guide page "One baseline for every project" shows).
 BASELINE = {
     "history_retention_seconds": 86400,
@@ -47,7 +69,6 @@ PLAY = """- name: Hold every project to the baseline
         id: "{{ neon_id }}"
         history_retention_seconds: %(history_retention_seconds)d
         settings: %(settings)s
-        wait: "{{ fleet_wait | default(true) }}"
 
     - name: The project is shared with the baseline's collaborators, and no one else
       neon.cloud.project_permission:
@@ -62,93 +83,140 @@ _PROJECT_PATH_RE = re.compile(r"^/api/v2/projects/([^/]+)")
 def _recap(stdout):
     """(hosts, changed, failed) summed over the play recap."""
     rows = [tuple(int(value) for value in match.groups()) for match in _RECAP_RE.finditer(stdout)]
-    return len(rows), sum(row[1] for row in rows), sum(row[2] + row[3] for row in rows)
+    return len(rows), sum(row[1] for row in rows), sum(1 for row in rows if row[2] + row[3])
 
 
-def _per_project(log, project_ids):
-    """Requests of the log that name one of ``project_ids`` in their path, by method, and the others."""
-    named, others, changes = 0, 0, 0
-    for entry in log:
-        match = _PROJECT_PATH_RE.match(entry["path"])
-        if match and match.group(1) in project_ids:
-            named += 1
-            changes += entry["method"] != "GET"
+def _children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+class Fleet:
+    """Organizations of ``size`` projects at the baseline in one simulator, and the play over each."""
+
+    def __init__(self, sim, collection, ansible_playbook, log=print):
+        self.sim = sim
+        self.collection = collection
+        self.ansible_playbook = ansible_playbook
+        self.log = log
+        self.play = os.path.join(collection.root, "fleet.yml")
+        with open(self.play, "w", encoding="utf-8") as handle:
+            handle.write(PLAY % dict(BASELINE, settings=json.dumps(BASELINE["settings"]),
+                                     collaborators=json.dumps(BASELINE["collaborators"])))
+        self.orgs = {}
+
+    def prepare(self, size):
+        """An organization of ``size`` projects, each brought to the baseline through the API (two requests a
+        project; not measured); its inventory file."""
+        org_id = self.sim.create_organization("%s-%d" % (FLEET_ORG, size))
+        self.sim.create_projects(size, org_id)
+        project_ids = sorted(project["id"] for org in self.sim.info()["organizations"] if org["id"] == org_id
+                             for project in org["projects"])
+        if len(project_ids) != size:
+            raise RuntimeError("the fleet organization has %d projects, not %d" % (len(project_ids), size))
+        session = requests.Session()
+        session.headers.update(self.sim.headers)
+        body = {"project": {"history_retention_seconds": BASELINE["history_retention_seconds"],
+                            "settings": BASELINE["settings"]}}
+        for project_id in project_ids:
+            url = "%s/projects/%s" % (self.sim.api_url, project_id)
+            session.patch(url, json=body, timeout=60).raise_for_status()
+            for email in BASELINE["collaborators"]:
+                session.post(url + "/permissions", json={"email": email}, timeout=60).raise_for_status()
+        session.close()
+        inventory = os.path.join(self.collection.root, "fleet-%d.neon.yml" % size)
+        with open(inventory, "w", encoding="utf-8") as handle:
+            handle.write("plugin: neon.cloud.projects\norg_ids: [%s]\n" % org_id)
+        self.orgs[size] = (inventory, set(project_ids))
+
+    def play_once(self, size, forks, extra=(), rate_limit=0):
+        """One unchanged run of the play over ``size`` projects: wall, CPU, requests, hosts failed."""
+        inventory, project_ids = self.orgs[size]
+        env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=self.collection.root, ANSIBLE_NOCOLOR="1",
+                   ANSIBLE_FORCE_COLOR="0", ANSIBLE_LOCALHOST_WARNING="False", ANSIBLE_HOST_KEY_CHECKING="False",
+                   ANSIBLE_LOCAL_TEMP=os.path.join(self.collection.root, "ansible-local"),
+                   NEON_API_URL=self.sim.api_url, NEON_API_KEY=self.sim.api_key)
+        if rate_limit is None:
+            env.pop("NEON_API_RATE_LIMIT", None)  # the modules' default pace
         else:
-            others += 1
-    return named, others, changes
-
-
-def fleet(sim, collection, runs, count=100, ansible_playbook=None, log=print):
-    """The baseline play over ``count`` projects: apply, then ``runs`` unchanged runs each way."""
-    import json
-
-    org_id = sim.create_organization(FLEET_ORG)
-    sim.create_projects(count, org_id)
-    project_ids = set(project["id"] for org in sim.info()["organizations"] if org["id"] == org_id
-                      for project in org["projects"])
-    if len(project_ids) != count:
-        raise RuntimeError("the fleet organization has %d projects, not %d" % (len(project_ids), count))
-    play = os.path.join(collection.root, "fleet.yml")
-    with open(play, "w", encoding="utf-8") as handle:
-        handle.write(PLAY % dict(BASELINE, settings=json.dumps(BASELINE["settings"]),
-                                 collaborators=json.dumps(BASELINE["collaborators"])))
-    inventory = os.path.join(collection.root, "fleet.neon.yml")
-    with open(inventory, "w", encoding="utf-8") as handle:
-        handle.write("plugin: neon.cloud.projects\norg_ids: [%s]\n" % org_id)
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collection.root, ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0",
-               ANSIBLE_LOCALHOST_WARNING="False", ANSIBLE_HOST_KEY_CHECKING="False",
-               ANSIBLE_LOCAL_TEMP=os.path.join(collection.root, "ansible-local"),
-               NEON_API_URL=sim.api_url, NEON_API_KEY=sim.api_key)
-    command = [ansible_playbook, "-i", inventory, play, "-e", "ansible_connection=local",
-               "-e", "ansible_python_interpreter=%s" % sys.executable]
-
-    def play_once(*extra):
-        sim.clear_requests()
+            env["NEON_API_RATE_LIMIT"] = str(rate_limit)
+        command = [self.ansible_playbook, "-f", str(forks), "-i", inventory, self.play,
+                   "-e", "ansible_python_interpreter=%s" % sys.executable] + list(extra)
+        self.sim.clear_requests()
+        cpu = _children_cpu()
         started = time.perf_counter()
-        completed = subprocess.run(command + list(extra), env=env, cwd=collection.root, capture_output=True,
-                                   timeout=1800, check=False)
+        completed = subprocess.run(command, env=env, cwd=self.collection.root, capture_output=True,
+                                   timeout=PLAY_TIMEOUT, check=False)
         elapsed = time.perf_counter() - started
+        cpu = _children_cpu() - cpu
         stdout = completed.stdout.decode("utf-8", "replace")
         hosts, changed, failed = _recap(stdout)
-        if completed.returncode != 0 or failed or hosts != count:
-            raise RuntimeError("the fleet play failed (rc %s, %d hosts, %d failed): %s %s" % (
-                completed.returncode, hosts, failed, stdout[-800:], completed.stderr[-400:]))
-        named, others, changes = _per_project(sim.requests_log(), project_ids)
-        return {"seconds": elapsed, "hosts": hosts, "changed": changed, "requests": named,
-                "other_requests": others, "changes_sent": changes,
-                "drift_lines": stdout.count("\n+") + stdout.count("\n-") if "--diff" in extra else None}
+        log = self.sim.requests_log()
+        named = sum(1 for entry in log if _PROJECT_PATH_RE.match(entry["path"])
+                    and _PROJECT_PATH_RE.match(entry["path"]).group(1) in project_ids)
+        return {"seconds": elapsed, "cpu": cpu, "hosts": hosts, "changed": changed, "failed": failed,
+                "rc": completed.returncode, "requests": named, "all_requests": len(log),
+                "limited": sum(1 for entry in log if entry["status"] == 429),
+                "tail": (stdout[-600:] + completed.stderr.decode("utf-8", "replace")[-400:])
+                if completed.returncode else ""}
 
-    def plain_once():
+    def plain_once(self, size):
+        """The same three reads in a plain ``requests`` loop (the floor of requests, not a rival)."""
+        _inventory, project_ids = self.orgs[size]
         session = requests.Session()
-        session.headers.update(sim.headers)
-        sim.clear_requests()
+        session.headers.update(self.sim.headers)
+        self.sim.clear_requests()
+        cpu = time.process_time()
         started = time.perf_counter()
-        differing = 0
         for project_id in sorted(project_ids):
-            answer = session.get("%s/projects/%s" % (sim.api_url, project_id), timeout=60)
-            answer.raise_for_status()
-            project = answer.json()["project"]
-            settings = project.get("settings") or {}
-            grants = session.get("%s/projects/%s/permissions" % (sim.api_url, project_id), timeout=60)
-            grants.raise_for_status()
-            emails = sorted(grant["granted_to_email"].lower() for grant in grants.json()["project_permissions"])
-            differing += any(settings.get(key) != value for key, value in BASELINE["settings"].items()) or \
-                project.get("history_retention_seconds") != BASELINE["history_retention_seconds"] or \
-                emails != sorted(BASELINE["collaborators"])
+            base = "%s/projects/%s" % (self.sim.api_url, project_id)
+            for path in ("", "/operations?limit=1", "/permissions"):
+                session.get(base + path, timeout=60).raise_for_status()
         elapsed = time.perf_counter() - started
+        cpu = time.process_time() - cpu
         session.close()
-        # the settings compared as they come (lists in the order given), so some may count as differing
-        return {"seconds": elapsed, "requests": len(sim.requests_log()), "differing": differing}
+        return {"seconds": elapsed, "cpu": cpu, "requests": len(self.sim.requests_log())}
 
-    log("  fleet: applying the baseline to %d projects" % count)
-    applied = play_once()
-    samples = {"play": [], "play_no_wait": [], "check_diff": [], "plain": []}
-    for run in range(runs):
-        samples["play"].append(play_once())
-        samples["play_no_wait"].append(play_once("-e", "fleet_wait=false"))
-        samples["check_diff"].append(play_once("--check", "--diff"))
-        samples["plain"].append(plain_once())
-        log("  fleet run %d/%d: play %.2f s (changed %d, %d requests), check+diff %.2f s, plain loop %.2f s" % (
-            run + 1, runs, samples["play"][-1]["seconds"], samples["play"][-1]["changed"],
-            samples["play"][-1]["requests"], samples["check_diff"][-1]["seconds"], samples["plain"][-1]["seconds"]))
-    return {"count": count, "applied": applied, "samples": samples, "baseline": BASELINE}
+
+def checked(sample, size, label):
+    """A run that failed, or changed something, does not measure an unchanged fleet: stop and say why."""
+    if sample["rc"] != 0 or sample["failed"] or sample["hosts"] != size or sample["changed"]:
+        raise RuntimeError("the fleet play (%s, %d projects) did not run unchanged (rc %s, %d hosts, %d failed, %d "
+                           "changed): %s" % (label, size, sample["rc"], sample["hosts"], sample["failed"],
+                                             sample["changed"], sample["tail"]))
+    return sample
+
+
+def fleet(sim, collection, ansible_playbook, sizes=(100, 1000), ways=WAYS, runs=1, forks=5, log=print):
+    """The side-by-side part: for each size, ``runs`` unchanged runs each way, and the plain loop."""
+    bench = Fleet(sim, collection, ansible_playbook, log=log)
+    results = {"sizes": list(sizes), "ways": list(ways), "forks": forks, "runs": runs, "cells": {}, "plain": {}}
+    for size in sizes:
+        log("  fleet: %d projects at the baseline" % size)
+        bench.prepare(size)
+        for way in ways:
+            extra = ("-e", SHIPPED_VARIABLE) if way == "shipped" else ()
+            samples = []
+            for run in range(runs):
+                samples.append(checked(bench.play_once(size, forks, extra), size, way))
+                log("  fleet %d projects, %s, run %d/%d: %.1f s, %.3f s CPU a project, %.2f requests a project" % (
+                    size, way, run + 1, runs, samples[-1]["seconds"], samples[-1]["cpu"] / size,
+                    samples[-1]["requests"] / float(size)))
+            results["cells"]["%d/%s" % (size, way)] = samples
+        results["plain"][str(size)] = bench.plain_once(size)
+    return results
+
+
+def limited(sim, collection, ansible_playbook, size=1000, forks=50, log=print):
+    """The paced part: ``sim`` limits the key to Neon's 700 requests a minute; the play in the controller with the
+    modules' default pace. Wall time against the floor, hosts failed, 429s answered."""
+    bench = Fleet(sim, collection, ansible_playbook, log=log)
+    log("  fleet, paced: %d projects at the baseline (the limit is off while they are made)" % size)
+    bench.prepare(size)
+    sim.set_rate_limits(per_key=SERVICE_PER_MINUTE / 60.0, per_key_burst=SERVICE_BURST)
+    sample = bench.play_once(size, forks, rate_limit=None)
+    floor = sample["all_requests"] / (SERVICE_PER_MINUTE / 60.0)
+    log("  fleet, paced: %d projects at %d forks: %.1f s (floor %.1f s, x%.2f), %d hosts failed, %d answers 429" % (
+        size, forks, sample["seconds"], floor, sample["seconds"] / floor, sample["failed"], sample["limited"]))
+    return dict(sample, size=size, forks=forks, floor=floor, service_per_minute=SERVICE_PER_MINUTE,
+                service_burst=SERVICE_BURST)

@@ -247,41 +247,56 @@ class Report:
         ]) + "\n"
 
     def fleet_rst(self, info, command):
-        """The fleet part's section: the baseline play over N projects, unchanged, beside a plain loop."""
+        """The fleet part's section: the baseline play, unchanged, side by side (sizes x ways, beside a plain loop),
+        then the paced run against Neon's limit."""
         data = self.results["fleet"]
-        count = data["count"]
-
-        def med(kind, key):
-            return statistics.median(sample[key] for sample in data["samples"][kind])
-
-        rows = [
-            ("apply the baseline (first run)", "%.1f s" % data["applied"]["seconds"], str(data["applied"]["changed"]),
-             "%.2f" % (data["applied"]["requests"] / count), str(data["applied"]["changes_sent"])),
-            ("unchanged run", "%.1f s" % med("play", "seconds"), str(max(s["changed"] for s in data["samples"]["play"])),
-             "%.2f" % (med("play", "requests") / count), str(max(s["changes_sent"] for s in data["samples"]["play"]))),
-            ("unchanged run, ``wait: false``", "%.1f s" % med("play_no_wait", "seconds"),
-             str(max(s["changed"] for s in data["samples"]["play_no_wait"])),
-             "%.2f" % (med("play_no_wait", "requests") / count),
-             str(max(s["changes_sent"] for s in data["samples"]["play_no_wait"]))),
-            ("drift report (``--check --diff``), unchanged", "%.1f s" % med("check_diff", "seconds"),
-             str(max(s["changed"] for s in data["samples"]["check_diff"])),
-             "%.2f" % (med("check_diff", "requests") / count),
-             str(max(s["changes_sent"] for s in data["samples"]["check_diff"]))),
-            ("plain ``requests`` loop: GET each project and its grants, compare", "%.1f s" % med("plain", "seconds"), "",
-             "%.2f" % (med("plain", "requests") / count), "0"),
-        ]
-        return "\n".join([
-            "Measured %s with ``%s``: ``ansible-playbook`` (5 forks) over the ``neon.cloud.projects`` inventory of "
-            "%d projects of one organization, one ``neon.cloud.project`` task with every setting of the baseline and one "
-            "``neon.cloud.project_permission`` task (exclusive) per project "
-            "(ansible-core %s; median of %d runs; simulator at ``--operation-pace %g``)." % (
-                info["date"], command, count, info["ansible-core"], len(data["samples"]["play"]),
-                self.settings["operation_pace"]),
-            "",
-            grid_table(("Run", "Wall time", "changed", "Requests per project", "Changes sent"),
-                       [(escape(label) if "``" not in label else label, wall, changed, per, sent)
-                        for label, wall, changed, per, sent in rows]),
-        ]) + "\n"
+        parts = []
+        if data.get("sizes"):
+            parts.append(
+                "Measured %s with ``%s``: ``ansible-playbook`` (%d forks) over the ``neon.cloud.projects`` inventory "
+                "of the projects of one organization, unchanged (``changed=0``), one ``neon.cloud.project`` task with "
+                "every setting of the baseline and one ``neon.cloud.project_permission`` task (exclusive) per project; "
+                "the modules shipped (``-e neon_cloud_in_controller=false``) and in the controller (the default); "
+                "the pace off (``NEON_API_RATE_LIMIT=0``, the simulator has no limit here); CPU of "
+                "``ansible-playbook`` and all it ran (ansible-core %s; median of %d run%s; %s)." % (
+                    info["date"], command, data["forks"], info["ansible-core"], data["runs"],
+                    "" if data["runs"] == 1 else "s", escape(info.get("cpu", "this machine"))))
+            parts.append("")
+            rows = []
+            for size in data["sizes"]:
+                shipped = data["cells"].get("%d/shipped" % size)
+                for way in data["ways"]:
+                    samples = data["cells"]["%d/%s" % (size, way)]
+                    wall = statistics.median(sample["seconds"] for sample in samples)
+                    cpu = statistics.median(sample["cpu"] for sample in samples) / size
+                    versus = ""
+                    if shipped and way != "shipped":
+                        versus = "%.2f" % (wall / statistics.median(sample["seconds"] for sample in shipped))
+                    rows.append((str(size), "shipped" if way == "shipped" else "in the controller", "%.1f s" % wall,
+                                 "%.3f s" % cpu, "%.2f" % (statistics.median(s["requests"] for s in samples) / size),
+                                 versus))
+                plain = data["plain"][str(size)]
+                rows.append((str(size), "plain ``requests`` loop, the same three reads", "%.1f s" % plain["seconds"],
+                             "%.4f s" % (plain["cpu"] / size), "%.2f" % (plain["requests"] / float(size)), ""))
+            parts.append(grid_table(("Projects", "Modules", "Wall time", "CPU per project", "Requests per project",
+                                     "Wall time / shipped"), rows))
+        if data.get("limited"):
+            paced = data["limited"]
+            if parts:
+                parts.append("")
+            parts.append(
+                "Paced: the simulator limits the key to %d requests a minute (bursts of %d), as Neon limits an account; "
+                "%d projects, the modules in the controller, %d forks, the pace as it comes by default. The floor is "
+                "every request of the run (the inventory's too) at %d a minute." % (
+                    paced["service_per_minute"], paced["service_burst"], paced["size"], paced["forks"],
+                    paced["service_per_minute"]))
+            parts.append("")
+            parts.append(grid_table(("Projects", "Requests", "Floor", "Wall time", "Wall time / floor", "Hosts failed",
+                                     "Answers 429"),
+                                    [(str(paced["size"]), str(paced["all_requests"]), "%.1f s" % paced["floor"],
+                                      "%.1f s" % paced["seconds"], "%.2f" % (paced["seconds"] / paced["floor"]),
+                                      str(paced["failed"]), str(paced["limited"]))]))
+        return "\n".join(parts) + "\n"
 
     def rst(self, info, command, provisioning=True):
         """The results section: reStructuredText, also what run.py prints (with the provisioning

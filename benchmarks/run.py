@@ -10,6 +10,7 @@ provisioning requests against the floor.
     python benchmarks/run.py --doc docs/docsite/rst/performance.rst   # also rewrite the results section there
     python benchmarks/run.py --only provisioning --doc docs/docsite/rst/performance.rst   # only that part's section
     python benchmarks/run.py --only fleet --doc docs/docsite/rst/performance.rst   # the fleet part's section
+    python benchmarks/run.py --only fleet --fleet-sizes 20 --fleet-limited 20      # a quick fleet run
     python benchmarks/run.py --only simulator --doc docs/docsite/rst/performance.rst   # the simulator's own
 
 Needs requests, werkzeug (for a simulator started here) and ansible-core (for the per-task
@@ -49,8 +50,15 @@ def parse_args(argv):
     parser.add_argument("--operations", type=int, default=10000, help="operations listed by the paging part")
     parser.add_argument("--wait-operations", type=int, default=200, help="operations waited for (default 200)")
     parser.add_argument("--projects", type=int, default=10000, help="projects of the inventory part (default 10000)")
-    parser.add_argument("--fleet", type=int, default=100, help="projects of the fleet part (default 100)")
-    parser.add_argument("--fleet-runs", type=int, default=3, help="unchanged runs of the fleet part (default 3)")
+    parser.add_argument("--fleet-sizes", default="100,1000",
+                        help="comma-separated fleet sizes measured side by side (default 100,1000; none: leave out)")
+    parser.add_argument("--fleet-ways", default=",".join(fleet.WAYS),
+                        help="how the modules run, side by side: shipped, controller (default both)")
+    parser.add_argument("--fleet-runs", type=int, default=1, help="unchanged runs of each fleet size and way (default 1)")
+    parser.add_argument("--fleet-forks", type=int, default=5, help="forks of the side-by-side runs (default 5)")
+    parser.add_argument("--fleet-limited", type=int, default=1000,
+                        help="projects of the paced fleet run, the key limited to 700 a minute (default 1000; 0: leave out)")
+    parser.add_argument("--fleet-limited-forks", type=int, default=50, help="forks of the paced fleet run (default 50)")
     parser.add_argument("--real-branches", type=int, default=20,
                         help="branches with real computes of the simulator part (default 20)")
     parser.add_argument("--operation-pace", type=float, default=PROVISIONING_PACE,
@@ -60,6 +68,17 @@ def parse_args(argv):
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args(argv)
     args.parts = [part.strip() for part in args.only.split(",") if part.strip()]
+    try:
+        args.fleet_sizes = [int(size) for size in args.fleet_sizes.split(",") if size.strip() and size.strip() != "none"]
+    except ValueError:
+        parser.error("--fleet-sizes must be numbers separated by commas, such as 100,1000")
+    args.fleet_ways = [way.strip() for way in args.fleet_ways.split(",") if way.strip()]
+    if any(way not in fleet.WAYS for way in args.fleet_ways) or not args.fleet_ways:
+        parser.error("--fleet-ways: choose from %s" % ", ".join(fleet.WAYS))
+    if any(not 1 <= size <= 10000 for size in args.fleet_sizes) or not 0 <= args.fleet_limited <= 10000:
+        parser.error("--fleet-sizes and --fleet-limited must be 1-10000 (--fleet-limited 0 leaves the paced run out)")
+    if not 1 <= args.fleet_runs <= 20 or not 1 <= args.fleet_forks <= 500 or not 1 <= args.fleet_limited_forks <= 500:
+        parser.error("--fleet-runs must be 1-20, --fleet-forks and --fleet-limited-forks 1-500")
     unknown = [part for part in args.parts if part not in PARTS]
     if unknown:
         parser.error("unknown part(s) %s; choose from %s" % (", ".join(unknown), ", ".join(PARTS)))
@@ -115,14 +134,26 @@ def main(argv=None):
             finally:
                 paced.stop()
         if "fleet" in args.parts:
-            log("8. fleet: one baseline over %d projects (%d runs)" % (args.fleet, args.fleet_runs))
-            paced = simctl.SimulatorHandle.start(sys.executable, operation_pace=args.operation_pace)
-            try:
-                playbook = os.path.join(os.path.dirname(scenarios.ansible_executable() or sys.executable),
-                                        "ansible-playbook")
-                results["fleet"] = fleet.fleet(paced, collection, args.fleet_runs, args.fleet, playbook, log=log)
-            finally:
-                paced.stop()
+            log("8. fleet: one baseline over %s projects (%s; %d run%s each), paced over %d" % (
+                ", ".join(str(size) for size in args.fleet_sizes) or "no", ", ".join(args.fleet_ways), args.fleet_runs,
+                "" if args.fleet_runs == 1 else "s", args.fleet_limited))
+            playbook = os.path.join(os.path.dirname(scenarios.ansible_executable() or sys.executable), "ansible-playbook")
+            results["fleet"] = {}
+            if args.fleet_sizes:
+                own = simctl.SimulatorHandle.start(sys.executable, operation_pace=args.operation_pace)
+                try:
+                    results["fleet"] = fleet.fleet(own, collection, playbook, args.fleet_sizes, args.fleet_ways,
+                                                   args.fleet_runs, args.fleet_forks, log=log)
+                finally:
+                    own.stop()
+            if args.fleet_limited:
+                # a simulator of its own: its limit per key, and a pace file of its own (another URL)
+                own = simctl.SimulatorHandle.start(sys.executable, operation_pace=args.operation_pace)
+                try:
+                    results["fleet"]["limited"] = fleet.limited(own, collection, playbook, args.fleet_limited,
+                                                                args.fleet_limited_forks, log=log)
+                finally:
+                    own.stop()
         if "simulator" in args.parts:
             log("9. the simulator: start-up, and %d branches with real computes" % args.real_branches)
             results["simulator"] = simulator_part.simulator(simctl.SIMULATOR_DIR, args.runs, args.real_branches,
@@ -141,6 +172,8 @@ def main(argv=None):
     built = report.Report(results, vars(args)).build()
     text = built.rst(info, command)
     print(text)
+    if "fleet" in results:
+        print(built.fleet_rst(info, command))
     if "simulator" in results:
         print(simulator_part.rst(results["simulator"], info, command, report.grid_table))
     log("benchmark: %.0f s in all" % (time.monotonic() - started))

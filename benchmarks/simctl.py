@@ -120,6 +120,10 @@ class SimulatorHandle:
         """POST /_simulator/next_operations: fields for the next operations the API starts."""
         return self._control("POST", "/next_operations", json=spec)
 
+    def set_rate_limits(self, **spec):
+        """POST /_simulator/rate_limits: ``per_key`` (requests a second, None: off), ``per_key_burst``, ..."""
+        return self._control("POST", "/rate_limits", json=spec)
+
     def clear_requests(self):
         self._control("DELETE", "/requests")
 
