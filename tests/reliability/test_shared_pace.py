@@ -60,8 +60,8 @@ def limited_sim():
         simulator.stop()
 
 
-def test_fifty_forks_over_an_inventory_share_one_pace_and_no_host_fails_on_429(tmp_path, collection_parent,
-                                                                                limited_sim):
+def test_fifty_forks_over_an_inventory_share_one_pace_and_no_host_fails_on_429(
+        tmp_path, collection_parent, limited_sim):
     sim = limited_sim
     org = sim.create_organization(name="Paced fleet", members=["bootstrap"], projects=PROJECTS)
     project_ids = set(project["id"] for project in org["projects"])
