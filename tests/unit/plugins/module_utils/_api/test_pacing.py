@@ -66,7 +66,7 @@ def test_a_burst_then_one_request_per_interval():
 def test_the_burst_then_the_pace(folder):
     clock = FakeClock(START)
     pace = make_pace(folder, clock)
-    for _ in range(40):
+    for _turn in range(40):
         assert pace.take(30.0) == 0
     assert clock.sleeps == []
     pace.take(30.0)
