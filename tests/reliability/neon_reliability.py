@@ -34,6 +34,10 @@ MAX_DELAY = 0.05
 API_TIMEOUT = 1.0
 SLOW_API_TIMEOUT = 0.3  # the "slow" fault answers after SLOW_LATENCY, past this api_timeout
 SLOW_LATENCY = 0.45
+# No pace (api_rate_limit 0) unless a test asks for one: the pace is shared by everything that uses the
+# simulator's key, so a 429 one test provokes would hold the next tests' requests, and their timing would depend
+# on the order the tests ran in. The pace itself: test_shared_pace.py and the unit tests of _api/pacing.py.
+PACE = 0
 TRANSIENT_COUNT = 2  # faulty answers before the service heals
 PERSISTENT_COUNT = 1000  # never runs out within one task
 WAIT_TIMEOUT = 0.8  # operation_wait's timeout when a 423 persists: the wait polls through a lock until then
@@ -179,7 +183,7 @@ def results_path():
 
 def connection_args(sim, slow=False, **extra):
     args = dict(api_key=sim.api_key, api_url=sim.url, api_retries=RETRIES, api_retry_max_delay=MAX_DELAY,
-                api_timeout=SLOW_API_TIMEOUT if slow else API_TIMEOUT)
+                api_timeout=SLOW_API_TIMEOUT if slow else API_TIMEOUT, api_rate_limit=PACE)
     args.update(extra)
     return args
 

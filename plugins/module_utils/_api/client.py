@@ -263,13 +263,14 @@ class NeonClient:
 
     def _wait_turn(self, deadline):
         """Wait for this request's turn in the key's shared pace: at most api_retry_max_delay, the longest pause
-        before any attempt, and never past ``deadline``."""
+        before any attempt. A turn past ``deadline`` is not waited for: the request goes at once, so that the
+        caller's time limit holds as it did without the pace (a 429 that comes of it is retried as any 429)."""
         if self.pace is None:
             return
-        longest = self.retry_max_delay
-        if deadline is not None:
-            longest = min(longest, max(0.0, deadline - self.clock()))
-        self.pace.take(longest)
+        if deadline is not None and deadline - self.clock() < self.retry_max_delay:
+            self.pace.take(max(0.0, deadline - self.clock()), late=0.0)
+        else:
+            self.pace.take(self.retry_max_delay)
 
     @staticmethod
     def _may_retry(method, error):

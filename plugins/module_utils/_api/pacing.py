@@ -78,12 +78,13 @@ def default_folder():
     return os.path.join(tempfile.gettempdir(), "%s%d" % (FOLDER_PREFIX, os.geteuid()))
 
 
-def next_turn(turn, now, interval, slack, longest):
+def next_turn(turn, now, interval, slack, longest, late=None):
     """(seconds to wait, the new next turn) for one request at ``now``.
 
     ``turn`` is the stored next turn (None: a full bucket); ``slack`` how far behind ``now`` a turn may be
-    (the burst); ``longest`` the most the caller waits. A request that would wait longer goes after
-    ``longest`` without taking a turn, so that the pace is not pushed further out for the others.
+    (the burst); ``longest`` the most the caller waits. A request that would wait longer goes after ``longest``
+    (or after ``late`` seconds, when given: 0 for a caller whose deadline comes first) without taking a turn, so
+    that the pace is not pushed further out for the others.
     """
     if turn is None or turn > now + HORIZON:
         turn = now - slack  # a full bucket
@@ -92,7 +93,7 @@ def next_turn(turn, now, interval, slack, longest):
     if wait < _EPSILON:
         wait = 0.0  # the last turn of a burst, give or take float rounding
     if wait > longest:
-        return longest, turn
+        return (longest if late is None else late), turn
     return wait, turn + interval
 
 
@@ -133,10 +134,11 @@ class Pace:
     def path(self):
         return os.path.join(self.folder, self.name)
 
-    def take(self, longest):
-        """Wait for this request's turn (at most ``longest`` seconds); the seconds waited."""
+    def take(self, longest, late=None):
+        """Wait for this request's turn, at most ``longest`` seconds (past that, ``late`` seconds when given); the
+        seconds waited."""
         def step(turn, now):
-            return next_turn(turn, now, self.interval, self.slack, max(0.0, longest))
+            return next_turn(turn, now, self.interval, self.slack, max(0.0, longest), late)
 
         wait = self._update(step)
         if wait > 0:

@@ -231,6 +231,16 @@ def test_a_post_waits_for_its_turn_and_is_sent_once(folder):
     assert clock.sleeps == [pytest.approx(10.0)]  # the POST waited for its turn, before it was sent
 
 
+def test_a_turn_past_the_deadline_of_a_wait_is_not_waited_for(folder):
+    clock = FakeClock(START)
+    client, sent = paced_client(folder, clock, [make_response(200, {"operations": []})] * 3, per_minute=6)
+    client.get("/projects/p-1/operations")
+    client.get("/projects/p-1/operations", deadline=clock() + 3.0)  # its turn comes in 10 s, after the deadline
+    assert clock.sleeps == [] and sent == ["GET", "GET"]  # sent at once: the wait's time limit holds
+    client.get("/projects/p-1/operations", deadline=clock() + 60.0)  # the turn comes first: waited for
+    assert clock.sleeps == [pytest.approx(10.0)]
+
+
 def test_the_rate_limit_option_is_checked():
     options = dict(api_key="k", api_url=URL, api_timeout=30.0, api_retries=5, api_retry_max_delay=30.0,
                    api_allow_plain_http=False, validate_certs=True, ca_path=None)
