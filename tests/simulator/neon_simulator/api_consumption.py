@@ -1,14 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The consumption routes: /api/v2 (consumption history (account and per project), paged and rate limited) and
+"""The consumption routes: /api/v2 (consumption history per project and per branch (v2), and the older account and
+per project ones, paged and rate limited) and
 their control API, HTTP in, State's ``api_*`` methods (consumption.py) out. """
 
 from __future__ import annotations
 
 from werkzeug.routing import Rule
 
-from .consumption import ACCOUNT_METRICS, PROJECT_METRICS, PROJECTS_LIMIT, Query
+from .consumption import ACCOUNT_METRICS, BRANCHES_LIMIT, PROJECT_METRICS, PROJECTS_LIMIT, Query, QueryV2
 from .web import API_PREFIX, CONTROL_PREFIX, int_arg, json_body
 
 
@@ -17,6 +18,8 @@ def consumption_rules():
     return [
         Rule(API_PREFIX + "/consumption_history/account", methods=["GET"], endpoint="consumption_account"),
         Rule(API_PREFIX + "/consumption_history/projects", methods=["GET"], endpoint="consumption_projects"),
+        Rule(API_PREFIX + "/consumption_history/v2/projects", methods=["GET"], endpoint="consumption_projects_v2"),
+        Rule(API_PREFIX + "/consumption_history/v2/branches", methods=["GET"], endpoint="consumption_branches_v2"),
     ]
 
 
@@ -41,6 +44,16 @@ class ConsumptionRoutes:
         limit = int_arg(request.args, "limit", PROJECTS_LIMIT)
         query = Query(request.args, PROJECT_METRICS, per_project=True)
         return 200, self.state.consumption.api_consumption_projects(key, query, limit)
+
+    def _api_consumption_projects_v2(self, request, key):
+        self.state.consumption.take_consumption_token(key)
+        limit = int_arg(request.args, "limit", PROJECTS_LIMIT)
+        return 200, self.state.consumption.api_consumption_projects_v2(key, QueryV2(request.args), limit)
+
+    def _api_consumption_branches_v2(self, request, key):
+        self.state.consumption.take_consumption_token(key)
+        limit = int_arg(request.args, "limit", BRANCHES_LIMIT)
+        return 200, self.state.consumption.api_consumption_branches_v2(key, QueryV2(request.args, per_branch=True), limit)
 
     def _control_get_consumption_rate_limit(self, request):
         del request

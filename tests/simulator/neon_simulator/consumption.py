@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The consumption history (account and per project), paged and rate limited: State's area (governance-recovery-
-api-notes.md section 9, "the notes").
+"""The consumption history (per project and per branch, and the older account and per project ones), paged and rate
+limited: State's area (governance-recovery-api-notes.md section 9, "the notes"; the June 2026 OpenAPI document for
+the current endpoints).
 
 The area's object (state.consumption, given the shared data and helpers of shared.py): every ``api_*`` method takes the
 authenticating key, holds the state's lock and answers JSON-like data; ``reset`` puts the seeded state back (a fresh rate limit).
@@ -15,6 +16,16 @@ days, monthly a year, and nothing before 2024-03-01T00:00:00Z (406 otherwise); 4
 for an ``org_id`` the account is not a member of; 429 past about 30 requests a minute per account, one token
 bucket for both endpoints. Values are generated from the seed, the project and the timeframe, so every read
 of one range answers the same; an account's value of a timeframe is the sum of its projects'.
+
+The current endpoints (the June 2026 document; the account one is deprecated there and gone from August's):
+``GET /consumption_history/v2/projects`` (``ConsumptionHistoryPerProjectV2Response`` with ``pagination``; ``limit``
+1-100 default 10, ``project_ids`` optional, at most 100; pages in the projects' creation order, newest first) and
+``GET /consumption_history/v2/branches`` (``ConsumptionHistoryPerBranchV2Response``; ``project_ids`` required, 1 to
+100, ``branch_ids`` optional, at most 100, ``limit`` 1-1000 default 100; pages by project id, then branch id). Both
+require ``org_id`` and ``metrics`` besides the range; a timeframe carries ``metrics``, a list of ``{metric_name,
+value}`` in the order asked. Projects need the Launch, Scale, Agent, Business or Enterprise plan, branches a paid
+usage-based Launch, Scale, Agent or Enterprise plan (403 otherwise). The ranges, 404 and 406 are the older ones'; they
+share the older endpoints' token bucket.
 """
 
 from __future__ import annotations
@@ -65,6 +76,20 @@ PROJECT_METRICS = ACCOUNT_METRICS + ("logical_size_bytes", "logical_size_bytes_h
 DEFAULT_METRICS = ACCOUNT_METRICS[:4]
 PROJECTS_LIMIT = (1, 100, 10)
 PROJECT_IDS_MAX = 100
+# The current (v2) endpoints (the June 2026 document): their metrics, the per-branch one's six, its page size, and
+# the plans that answer each (the document's 403 descriptions; "agent" and "enterprise" as the plans are named).
+V2_METRICS = ("compute_unit_seconds", "root_branch_bytes_month", "child_branch_bytes_month",
+              "instant_restore_bytes_month", "public_network_transfer_bytes", "private_network_transfer_bytes",
+              "extra_branches_month", "snapshot_storage_bytes_month")
+V2_BRANCH_METRICS = V2_METRICS[:6]
+BRANCHES_LIMIT = (1, 1000, 100)
+BRANCH_IDS_MAX = 100
+V2_PROJECT_PLANS = ("launch", "launch_v3", "scale", "scale_v3", "agent", "business", "enterprise", "direct_sales",
+                    "direct_sales_v3")
+V2_BRANCH_PLANS = tuple(plan for plan in V2_PROJECT_PLANS if plan != "business")
+MESSAGE_V2_PLAN = ("Not available for this account. %s consumption history requires a %s plan (the account's plan: "
+                   "%s)")
+MESSAGE_V2_REQUIRED = "%s: query parameter is required"
 # Billing periods are calendar months; ``period_end`` only for a period that has ended (SPEC: "past periods only").
 _HOUR_US = 3600 * 1000000
 _DAY_US = 24 * _HOUR_US
@@ -192,6 +217,51 @@ def periods(frames, values_of, metrics, plan, seed_value, account_id, now_us):
     return [period for _start, period in answer]
 
 
+def usage_v2(seed_value, owner, created_us, granularity, start_us, end_us, now_us):
+    """Every current metric of one project or branch (``owner``: its id) in one timeframe, as ``usage`` makes the
+    older ones: the same for the same arguments, 0 before it was made and after the last refresh."""
+    values = dict.fromkeys(V2_METRICS, 0)
+    as_of = now_us - now_us % REFRESH_US
+    if end_us <= created_us or start_us >= as_of:
+        return values
+    length = (end_us - start_us) / 1e6
+    share = min(1.0, (as_of - start_us) / float(end_us - start_us))
+    rng = random.Random("%s|v2|%s|%s|%d" % (seed_value, owner, granularity, start_us))
+    size = random.Random("%s|v2|%s|size" % (seed_value, owner)).randint(30 * 10 ** 6, 5 * 10 ** 9)
+    months = length * share / (30 * 86400.0)
+    values.update(
+        compute_unit_seconds=int(length * share * rng.uniform(0.05, 0.6)),
+        root_branch_bytes_month=int(size * months),
+        child_branch_bytes_month=int(size * 0.2 * months),
+        instant_restore_bytes_month=int(size * 0.1 * months),
+        public_network_transfer_bytes=int(rng.uniform(0, 20e6) * length * share / 3600.0),
+        private_network_transfer_bytes=int(rng.uniform(0, 2e6) * length * share / 3600.0),
+        extra_branches_month=int(rng.uniform(0, 3) * months * 1000) // 1000,
+        snapshot_storage_bytes_month=int(size * 0.05 * months),
+    )
+    return values
+
+
+def periods_v2(frames, values_of, metrics, plan, seed_value, account_id, now_us):
+    """ConsumptionHistoryPerPeriodV2 objects: as ``periods``, each timeframe's ``metrics`` a list of ``{metric_name,
+    value}`` in the order of ``metrics``."""
+    answer = []
+    for start, end in frames:
+        period_start = _month_start(start)
+        if not answer or answer[-1][0] != period_start:
+            period = {"period_id": _period_id(seed_value, account_id, period_start), "period_plan": plan,
+                      "period_start": iso_seconds(period_start)}
+            if _next_month(period_start) <= now_us:
+                period["period_end"] = iso_seconds(_next_month(period_start))
+            period["consumption"] = []
+            answer.append((period_start, period))
+        values = values_of(start, end)
+        answer[-1][1]["consumption"].append({
+            "timeframe_start": iso_seconds(start), "timeframe_end": iso_seconds(end),
+            "metrics": [{"metric_name": metric, "value": values[metric]} for metric in metrics]})
+    return [period for _start, period in answer]
+
+
 # ---------------------------------------------------------------------- the query
 
 
@@ -246,6 +316,25 @@ class Query:
         self.cursor = args.get("cursor") or None
 
 
+class QueryV2(Query):
+    """A current (v2) endpoint's query, checked: ``org_id`` and ``metrics`` required; ``project_ids`` (required for
+    branches), ``branch_ids``."""
+
+    def __init__(self, args, per_branch=False):
+        for name in ("org_id", "metrics") + (("project_ids",) if per_branch else ()):
+            if not _listed(args, name):
+                raise InvalidRequest(MESSAGE_V2_REQUIRED % name)
+        allowed = V2_BRANCH_METRICS if per_branch else V2_METRICS
+        super().__init__(args, allowed, per_project=True)
+        self.metrics = list(dict.fromkeys(self.metrics))
+        self.branch_ids = _listed(args, "branch_ids") if per_branch else []
+        if len(self.branch_ids) > BRANCH_IDS_MAX:
+            raise InvalidRequest("branch_ids: at most %d branch ids, got %d" % (BRANCH_IDS_MAX, len(self.branch_ids)))
+        for branch_id in self.branch_ids:
+            if not ID_RE.match(branch_id):
+                raise InvalidRequest("branch_ids: must match ^[a-z0-9-]{1,60}$, got %r" % branch_id)
+
+
 class Consumption:
     """The consumption area of State (see the module's text)."""
 
@@ -291,8 +380,9 @@ class Consumption:
         if wait is not None:
             raise TooManyRequests(MESSAGE_TOO_MANY % self.consumption_limits["rate_per_minute"], retry_after=wait)
 
-    def _consumption_account(self, key, org_id):
-        """(account id, plan, its projects) the request reads, or the refusal (403, 404)."""
+    def _consumption_account(self, key, org_id, plans=CONSUMPTION_PLANS):
+        """(account id, plan, its projects) the request reads, or the refusal (403, 404; ``plans``: those that
+        answer, None for the caller to check)."""
         if key.kind == PROJECT_KEY:
             raise Forbidden("not allowed for project-scoped API keys")
         if org_id is None and key.kind == ORGANIZATION_KEY:
@@ -304,7 +394,7 @@ class Consumption:
                                       else org.role_of(key.owner_id) is not None)
         if not member:
             raise NotFound(MESSAGE_NOT_MEMBER % org_id)
-        if org.plan not in CONSUMPTION_PLANS:
+        if plans is not None and org.plan not in plans:
             raise Forbidden(MESSAGE_PLAN % org.plan)
         return org.id, org.plan, [project for project in self.shared.project_order if project.org_id == org.id]
 
@@ -354,4 +444,66 @@ class Consumption:
                                    for project in page]}
             if page:
                 answer["pagination"] = {"cursor": page[-1].id}
+            return answer
+
+    # ------------------------------------------------------------------ the current (v2) endpoints
+    def _read_v2(self, key, query, plans, what):
+        """As ``_read_consumption``, with the plans of a current endpoint (403 naming them)."""
+        account_id, plan, projects = self._consumption_account(key, query.org_id, plans=None)
+        if plan not in plans:
+            raise Forbidden(MESSAGE_V2_PLAN % (what, "Launch, Scale, Agent, Business or Enterprise" if what == "Project"
+                                               else "paid usage-based Launch, Scale, Agent or Enterprise", plan))
+        now_us = self.shared.now_us()
+        check_range(query.from_us, query.to_us, query.granularity, now_us)
+        return account_id, plan, projects, timeframes(query.from_us, query.to_us, query.granularity, now_us), now_us
+
+    def _v2_values(self, owner, created_us, query, now_us):
+        return lambda start, end: usage_v2(self.shared.seed, owner, created_us, query.granularity, start, end, now_us)
+
+    def api_consumption_projects_v2(self, key, query, limit):
+        """GET /consumption_history/v2/projects: a page of the organization's projects (those of ``project_ids``),
+        newest first, each with its periods; the cursor is the page's last project id."""
+        with self.shared.lock:
+            account_id, plan, projects, frames, now_us = self._read_v2(key, query, V2_PROJECT_PLANS, "Project")
+            projects = list(reversed(projects))
+            if query.project_ids:
+                wanted = set(query.project_ids)
+                projects = [project for project in projects if project.id in wanted]
+            if query.cursor:
+                position = next((index for index, project in enumerate(projects) if project.id == query.cursor), None)
+                if position is None:
+                    raise InvalidRequest("cursor: unknown project id %r" % query.cursor)
+                projects = projects[position + 1:]
+            page = projects[:limit]
+            answer = {"projects": [{"project_id": project.id, "periods": periods_v2(
+                frames, self._v2_values(project.id, project.created_us, query, now_us), query.metrics, plan,
+                self.shared.seed, account_id, now_us)} for project in page]}
+            if page:
+                answer["pagination"] = {"cursor": page[-1].id}
+            return answer
+
+    def api_consumption_branches_v2(self, key, query, limit):
+        """GET /consumption_history/v2/branches: a page of the branches of the organization's projects named in
+        ``project_ids`` (those of ``branch_ids``), by project id then branch id, each with its periods; the cursor is
+        the page's last ``project_id/branch_id``."""
+        with self.shared.lock:
+            account_id, plan, projects, frames, now_us = self._read_v2(key, query, V2_BRANCH_PLANS, "Branch")
+            wanted = set(query.project_ids)
+            rows = []
+            for project in sorted((p for p in projects if p.id in wanted), key=lambda p: p.id):
+                for branch in sorted(self.shared.resources(project).branches.values(), key=lambda b: b.id):
+                    if not query.branch_ids or branch.id in query.branch_ids:
+                        rows.append((project, branch))
+            if query.cursor:
+                position = next((index for index, (project, branch) in enumerate(rows)
+                                 if "%s/%s" % (project.id, branch.id) == query.cursor), None)
+                if position is None:
+                    raise InvalidRequest("cursor: unknown branch %r" % query.cursor)
+                rows = rows[position + 1:]
+            page = rows[:limit]
+            answer = {"branches": [{"project_id": project.id, "branch_id": branch.id, "periods": periods_v2(
+                frames, self._v2_values(branch.id, branch.created_us, query, now_us), query.metrics, plan,
+                self.shared.seed, account_id, now_us)} for project, branch in page]}
+            if page:
+                answer["pagination"] = {"cursor": "%s/%s" % (page[-1][0].id, page[-1][1].id)}
             return answer

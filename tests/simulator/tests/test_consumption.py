@@ -198,3 +198,83 @@ def test_a_429_answer_carries_retry_after(sim):
     response = call(sim, "projects", **query)
     refused(response, 429, "too many requests")
     assert response.headers.get("Retry-After") == "2"
+
+
+# ---------------------------------------------------------------------- the current (v2) endpoints (June 2026 document)
+V2_METRICS = ("compute_unit_seconds", "root_branch_bytes_month", "child_branch_bytes_month",
+              "instant_restore_bytes_month", "public_network_transfer_bytes", "private_network_transfer_bytes",
+              "extra_branches_month", "snapshot_storage_bytes_month")
+
+
+def v2_frames(rows):
+    """Every timeframe of v2 rows, checked as ConsumptionHistoryPerPeriodV2 (metrics: [{metric_name, value}])."""
+    found = []
+    for row in rows:
+        for period in row["periods"]:
+            for field, kind in PERIOD.items():
+                assert isinstance(period.get(field), kind), (field, period)
+            for frame in period["consumption"]:
+                assert all(isinstance(item["value"], int) for item in frame["metrics"])
+                found.append(frame)
+    return found
+
+
+def test_v2_projects_need_org_id_and_metrics_and_answer_them_in_the_order_asked_newest_first_paged(sim):
+    query = {"from": ago(sim, days=2), "to": ago(sim), "granularity": "daily"}
+    refused(call(sim, "v2/projects", metrics="compute_unit_seconds", **query), 400, "org_id: query parameter is required")
+    refused(call(sim, "v2/projects", org_id=ORG, **query), 400, "metrics: query parameter is required")
+    refused(call(sim, "v2/projects", org_id=ORG, metrics="active_time_seconds", **query), 400, "unknown metric")
+    wanted = "snapshot_storage_bytes_month,compute_unit_seconds"
+    first = call(sim, "v2/projects", org_id=ORG, metrics=wanted, limit=2, **query)
+    assert first.status_code == 200, first.text
+    page = first.json()
+    assert [item["project_id"] for item in page["projects"]] == ORG_PROJECTS[::-1][:2]  # newest first
+    assert page["pagination"] == {"cursor": ORG_PROJECTS[1]}
+    for frame in v2_frames(page["projects"]):
+        assert [item["metric_name"] for item in frame["metrics"]] == ["snapshot_storage_bytes_month",
+                                                                      "compute_unit_seconds"]
+    rest = call(sim, "v2/projects", org_id=ORG, metrics=wanted, limit=2, cursor=page["pagination"]["cursor"], **query)
+    assert [item["project_id"] for item in rest.json()["projects"]] == [ORG_PROJECTS[0]]
+    again = call(sim, "v2/projects", org_id=ORG, metrics=wanted, limit=2, **query).json()
+    assert again == page  # generated the same for the same range
+
+
+def test_v2_branches_are_rows_per_branch_of_the_projects_named_paged_by_project_then_branch(sim):
+    query = {"from": ago(sim, days=1), "to": ago(sim), "granularity": "hourly", "org_id": ORG}
+    refused(call(sim, "v2/branches", metrics="compute_unit_seconds", **query), 400, "project_ids: query parameter")
+    refused(call(sim, "v2/branches", project_ids=ORG_PROJECTS[0], metrics="extra_branches_month", **query), 400,
+            "unknown metric")
+    rows, cursor, pages = [], None, 0
+    while True:
+        answer = call(sim, "v2/branches", project_ids=",".join(ORG_PROJECTS[:2]), metrics="compute_unit_seconds",
+                      limit=1, cursor=cursor, **query)
+        assert answer.status_code == 200, answer.text
+        body = answer.json()
+        rows += body["branches"]
+        pages += 1
+        if not body["branches"]:
+            break
+        cursor = body["pagination"]["cursor"]
+    keys = [(row["project_id"], row["branch_id"]) for row in rows]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys) == pages - 1
+    assert {project for project, _branch in keys} == set(ORG_PROJECTS[:2])
+    assert len(keys) > 2  # the seeded projects have more than one branch
+    one = call(sim, "v2/branches", project_ids=keys[0][0], branch_ids=keys[0][1], metrics="compute_unit_seconds",
+               **query).json()["branches"]
+    assert [(row["project_id"], row["branch_id"]) for row in one] == [keys[0]]
+    assert v2_frames(one)
+
+
+def test_v2_plans_branches_not_on_business_and_other_organizations_404(sim):
+    query = {"from": ago(sim, days=2), "to": ago(sim), "granularity": "daily", "metrics": "compute_unit_seconds"}
+    launch = sim.create_organization(name="Small Team", plan="launch", projects=1)
+    assert call(sim, "v2/projects", org_id=launch["id"], **query).status_code == 200  # Launch answers now
+    free = sim.create_organization(name="Hobby", plan="free", projects=1)
+    refused(call(sim, "v2/projects", org_id=free["id"], **query), 403, "Launch, Scale, Agent, Business or Enterprise")
+    business = sim.create_organization(name="Big Co", plan="business", projects=1)
+    assert call(sim, "v2/projects", org_id=business["id"], **query).status_code == 200
+    refused(call(sim, "v2/branches", org_id=business["id"], project_ids=business["projects"][0]["id"], **query),
+            403, "paid usage-based")
+    stranger = sim.create_user(name="Stranger")
+    other = sim.create_organization(name="Elsewhere", admins=[stranger["id"]])
+    refused(call(sim, "v2/projects", org_id=other["id"], **query), 404, "not a member")

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The simulator against the vendor's OpenAPI document (tests/simulator/openapi/neon-api-v2.json, issue 32).
+"""The simulator against the vendor's OpenAPI document (tests/simulator/openapi/neon-api-v2.json: the June 2026 one,
+146 operations, issue 40; the 2025-10-26 one before it, issue 32).
 
 One scenario (the ``answers`` fixture, once per module) drives the simulator through every operation it serves:
 projects, branches, computes, roles, databases, permissions, organizations and their keys, members and
@@ -15,14 +16,16 @@ answer is recorded under the document operation its request names. Then, per ope
   type; where that response has no content (a 204, the VPC endpoint assignments' 200), no body at all
   (Content-Length 0, no JSON content type; not even ``{}``), since the client takes an empty body as success only
   there (issue 37);
+- every request of the scenario that the simulator took (a 2xx answer) is one the document allows: its JSON body
+  valid against the operation's request body schema, its query parameters documented, the required ones given, each
+  valid against its schema (a request meant to be refused, answered 4xx, is not held to it);
 - the operation was answered with a success at least once, or, not served, a probe of it was answered
-  **501** ``NOT_SIMULATED`` naming it. A route added for an operation the scenario does not drive fails
-  here until the scenario drives it.
+  **501** ``NOT_SIMULATED`` naming it (a deprecated operation too: it may stay unserved). A route added for an
+  operation the scenario does not drive fails here until the scenario drives it.
 
 ``test_recorded_live_fields`` checks the other kind of gap: fields the live service was recorded sending
 that the simulator leaves out (a schema cannot catch those: they are optional there), and
-``test_routes_are_documented`` that every served route is a documented operation, or one of the few the
-document does not have yet (backup schedules, governance-recovery-api-notes.md section 6).
+``test_routes_are_documented`` that every served route is a documented operation.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from __future__ import annotations
 import json
 import re
 import time
+import urllib.parse
 import uuid
 
 import jsonschema
@@ -46,10 +50,9 @@ SETTLE = 30  # seconds of simulated time past the operations a change starts (th
 
 DOCUMENT = document()
 
-# Routes served that the document (2025-10-26) does not have: backup schedules (governance-recovery-api-notes.md
-# section 6, a newer document), checked against its own component schema below.
-UNDOCUMENTED_ROUTES = {("GET", "/projects/{}/branches/{}/backup_schedule"),
-                       ("PUT", "/projects/{}/branches/{}/backup_schedule")}
+# Routes served that the document does not have: none (the backup schedules, served before the 2025-10-26 document
+# had them, are getSnapshotSchedule and setSnapshotSchedule of the June 2026 one).
+UNDOCUMENTED_ROUTES = set()
 
 # What the live service was recorded sending (neondatabase/neon-api-python tests/cassettes/test_integration/*.yaml,
 # 16 Jan 2025, at 2dbcfa6; provisioning-api-notes.md, "CASSETTE"): per operation, the fields of the answer (""),
@@ -219,6 +222,68 @@ def answer_problems(operation, status, body_bytes, headers):
     return ["status %d: %s" % (status, problem) for problem in schema_problems(schema or {}, body)]
 
 
+def _parameters(operation):
+    """The operation's query parameters by name (its own and its path's, ``$ref``s resolved)."""
+    path_item = DOCUMENT.data["paths"][operation.template]
+    found = {}
+    for parameter in path_item.get("parameters", []) + operation.spec.get("parameters", []):
+        if "$ref" in parameter:
+            parameter = DOCUMENT.data["components"]["parameters"][parameter["$ref"].split("/")[-1]]
+        if parameter.get("in") == "query":
+            found[parameter["name"]] = parameter
+    return found
+
+
+def request_problems(operation, query, body):
+    """What is wrong with a request to ``operation`` by the document: its query parameters (``query``: name ->
+    [values]), then its JSON body (None: none sent)."""
+    parameters = _parameters(operation)
+    problems = ["query parameter %s is not documented" % name for name in sorted(set(query) - set(parameters))]
+    problems += ["query parameter %s is required" % name for name, spec in sorted(parameters.items())
+                 if spec.get("required") and name not in query]
+    for name, values in sorted(query.items()):
+        schema = (parameters.get(name) or {}).get("schema")
+        if schema is None:
+            continue
+        resolved = schema
+        while "$ref" in resolved:
+            resolved = DOCUMENT.data["components"]["schemas"][resolved["$ref"].split("/")[-1]]
+        if resolved.get("type") == "array" and parameters[name].get("explode") is False:
+            values = [",".join(values)]
+        for value in values:
+            problems += ["query %s=%s: %s" % (name, value, problem)
+                         for problem in schema_problems(schema, _query_value(resolved, value))]
+    content = (operation.spec.get("requestBody") or {}).get("content") or {}
+    schema = (content.get("application/json") or {}).get("schema")
+    if body is not None and schema is None:
+        problems.append("a JSON body, where the document gives none")
+    elif body is not None:
+        problems += ["body %s" % problem for problem in schema_problems(schema, body)]
+    elif (operation.spec.get("requestBody") or {}).get("required"):
+        problems.append("no body, where the document requires one")
+    return problems
+
+
+def _query_value(schema, value):
+    """A query string value as the type its schema gives (an array: comma-separated, as the vendor's clients send)."""
+    kind = schema.get("type")
+    try:
+        if kind == "integer":
+            return int(value)
+        if kind == "number":
+            return float(value)
+    except ValueError:
+        return value
+    if kind == "boolean":
+        return {"true": True, "false": False}.get(value, value)
+    if kind == "array":
+        item = schema.get("items") or {}
+        while "$ref" in item:
+            item = DOCUMENT.data["components"]["schemas"][item["$ref"].split("/")[-1]]
+        return [_query_value(item, part) for part in value.split(",")]
+    return value
+
+
 # ---------------------------------------------------------------------- the scenario
 class Client:
     """Sends the scenario's requests and records each answer under the document operation it names."""
@@ -226,6 +291,7 @@ class Client:
     def __init__(self, sim):
         self.sim = sim
         self.answers = {}  # operation id -> [(method, path, status, body bytes, headers)]
+        self.requests = {}  # operation id -> [(method, path, status, query {name: [values]}, JSON body or None)]
         self.extras = []  # answers of the undocumented routes
 
     def call(self, method, path, expect=200, key=API_KEY, **kwargs):
@@ -237,6 +303,10 @@ class Client:
             self.extras.append(record)
         else:
             self.answers.setdefault(operation.operation_id, []).append(record)
+            query = dict(urllib.parse.parse_qs(urllib.parse.urlsplit(response.request.url).query,
+                                               keep_blank_values=True))
+            sent = json.loads(response.request.body) if response.request.body else None
+            self.requests.setdefault(operation.operation_id, []).append((method, path, response.status_code, query, sent))
         assert response.status_code == expect, (method, path, response.status_code, response.text)
         return response.json() if response.content else None
 
@@ -475,6 +545,19 @@ def _consumption(api, pid):
     api.call("GET", "/consumption_history/projects", params=dict(span, project_ids=pid, limit=5))
     api.call("GET", "/consumption_history/projects", params=dict(span, limit=1))
     api.call("GET", "/consumption_history/account", params=dict(span, granularity="weekly"), expect=400)
+    current = "compute_unit_seconds,root_branch_bytes_month,extra_branches_month"
+    page = api.call("GET", "/consumption_history/v2/projects", params=dict(span, metrics=current, limit=2))
+    api.call("GET", "/consumption_history/v2/projects", params=dict(span, metrics=current, limit=2,
+                                                                    cursor=page["pagination"]["cursor"]))
+    api.call("GET", "/consumption_history/v2/projects", params=dict(span, metrics="compute_unit_seconds",
+                                                                    project_ids=pid, granularity="hourly",
+                                                                    **{"from": iso(now - 6 * 3600)}))
+    branches = api.call("GET", "/consumption_history/v2/branches",
+                        params=dict(span, metrics="compute_unit_seconds,public_network_transfer_bytes", project_ids=pid,
+                                    limit=1))
+    api.call("GET", "/consumption_history/v2/branches", params=dict(
+        span, metrics="compute_unit_seconds", project_ids=pid, cursor=branches["pagination"]["cursor"]))
+    api.call("GET", "/consumption_history/v2/branches", params=dict(span, metrics="compute_unit_seconds"), expect=400)
 
 
 def _probe(api, operation, ids):
@@ -507,7 +590,7 @@ def answers_fixture(server):
            "org_id": ORG, "source_org_id": ORG, "region_id": REGION}
     probes = {op.operation_id: _probe(api, op, ids) for op in DOCUMENT.operations()
               if op.operation_id not in api.answers}
-    result = {"answers": api.answers, "probes": probes, "extras": api.extras,
+    result = {"answers": api.answers, "requests": api.requests, "probes": probes, "extras": api.extras,
               "seconds": time.monotonic() - started}
     server.reset()
     return result
@@ -526,11 +609,16 @@ def _operation_cases():
 
 @pytest.mark.parametrize("operation", _operation_cases())
 def test_operation(answers, operation):
-    """Served: every answer conforms and one at least is a success; not served: 501 naming the operation."""
+    """Served: every answer conforms, every request taken is a documented one, and one answer at least is a success;
+    not served: 501 naming the operation."""
     recorded = answers["answers"].get(operation.operation_id, [])
     problems = ["%s %s: %s" % (method, path, problem) for method, path, status, body, headers in recorded
                 for problem in answer_problems(operation, status, body, headers)]
     assert not problems, "\n".join(problems)
+    problems = ["%s %s: %s" % (method, path, problem) for method, path, status, query, sent
+                in answers["requests"].get(operation.operation_id, []) if 200 <= status < 300
+                for problem in request_problems(operation, query, sent)]
+    assert not problems, "requests the document does not allow:\n" + "\n".join(problems)
     if any(200 <= status < 300 for _method, _path, status, _body, _headers in recorded):
         return
     assert not recorded, "the scenario drove %s but had no success answer" % operation
@@ -591,17 +679,9 @@ def test_routes_are_documented(server):
     assert undocumented == UNDOCUMENTED_ROUTES
 
 
-def test_undocumented_routes_answer_their_component_schema(answers):
-    """The backup schedule routes the document lacks answer its BackupSchedule schema (GET) and, as the 2026-06
-    document has it (setSnapshotSchedule), its EmptyResponse, ``{}`` (PUT)."""
-    seen = {(method, status) for method, _path, status, _body, _headers in answers["extras"]}
-    assert seen == {("GET", 200), ("PUT", 200)}
-    for method, _path, _status, body, headers in answers["extras"]:
-        assert headers["Content-Type"] == "application/json"
-        schema = "BackupSchedule" if method == "GET" else "EmptyResponse"
-        assert not schema_problems({"$ref": "#/components/schemas/" + schema}, json.loads(body))
-        if method == "PUT":
-            assert json.loads(body) == {}
+def test_the_scenario_uses_only_documented_routes(answers):
+    """Every request of the scenario names an operation of the document (so every answer is checked)."""
+    assert [(method, path) for method, path, _status, _body, _headers in answers["extras"]] == []
 
 
 def test_the_scenario_is_quick(answers):
@@ -660,3 +740,24 @@ def test_the_body_check_holds_a_success_without_content_to_no_body_and_the_rever
     assert answer_problems(listing, 200, b'{"endpoints": []}', json_type) == []
     assert answer_problems(listing, 200, b'{"endpoints": []}', requests.structures.CaseInsensitiveDict(
         {"Content-Type": "text/plain"})) == ["status 200 documents JSON, answered Content-Type 'text/plain'"]
+
+
+def test_the_request_check_catches_what_it_should():
+    """The request check of ``test_operation`` itself: an undocumented or missing required query parameter, a value
+    its schema refuses, a body the request schema refuses, and a missing required body are each reported."""
+    def operation(method, template):
+        found, = [op for op in DOCUMENT.operations() if op.method == method and op.template == template]
+        return found
+
+    per_project = operation("GET", "/consumption_history/v2/projects")
+    good = {"from": ["2026-06-01T00:00:00Z"], "to": ["2026-06-02T00:00:00Z"], "granularity": ["daily"],
+            "org_id": ["org-a-1"], "metrics": ["compute_unit_seconds,root_branch_bytes_month"]}
+    assert request_problems(per_project, good, None) == []
+    assert request_problems(per_project, dict(good, bogus=["1"]), None) == ["query parameter bogus is not documented"]
+    assert request_problems(per_project, {k: v for k, v in good.items() if k != "org_id"}, None) == [
+        "query parameter org_id is required"]
+    assert request_problems(per_project, dict(good, granularity=["weekly"]), None)
+    member = operation("PATCH", "/organizations/{org_id}/members/{member_id}")
+    assert request_problems(member, {}, {"role": "viewer"}) == []
+    assert request_problems(member, {}, {"role": "owner"})
+    assert request_problems(member, {}, None) == ["no body, where the document requires one"]
