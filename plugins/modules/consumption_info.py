@@ -9,16 +9,18 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 module: consumption_info
-short_description: Read the consumption of a Neon account or of its projects, for a usage report
+short_description: Read the consumption of a Neon organization's projects or branches, for a usage report
 version_added: 1.0.0
 description:
-  - Reads how much compute time, active time, written data and storage an account's projects used in a range of time,
-    per hour, day or month - for a monthly report per project, say - and adds each metric up.
-  - Reads the service's older consumption endpoints, C(/consumption_history/projects) (per project, every page) and
-    C(/consumption_history/account) (the account). The service says their figures B(do not match the invoice) on
-    usage-based plans; for billing, use the invoice.
-  - They are available on the Scale, Business and Enterprise plans only; on another plan the service refuses
-    (HTTP 403), and its message is the task's. They do not wake a project's computes.
+  - Reads how much compute, storage, restore history, data transfer, extra branches and snapshot storage an
+    organization's projects (or the branches of some of them) used in a range of time, per hour, day or month -
+    for a monthly report per project, say - and adds each metric up.
+  - Reads the service's current consumption endpoints, C(/consumption_history/v2/projects) (per project, every page)
+    and C(/consumption_history/v2/branches) (per branch, every page). The older C(/consumption_history/account),
+    deprecated by Neon in June 2026 and removed in August, is no longer read.
+  - Per project is available on the Launch, Scale, Agent, Business and Enterprise plans; per branch on the paid
+    usage-based Launch, Scale, Agent and Enterprise plans (not Business). On another plan the service refuses (HTTP
+    403), and its message is the task's. They do not wake a project's computes.
   - A range the granularity does not reach fails before any request, naming the limit - hourly reaches the last
     168 hours, daily the last 60 days, monthly the past year (the month a year ago onwards), and nothing is kept
     from before 2024-03-01. The service rounds O(from) and O(to) down to the granularity.
@@ -45,43 +47,48 @@ options:
   scope:
     description:
       - V(projects) reads each project's consumption (RV(projects)).
-      - V(account) reads the account's as a whole (RV(periods)); it has no O(project_ids), nor the C(logical_size)
-        metrics.
+      - V(branches) reads the consumption of each branch of the projects in O(project_ids) (RV(branches)); it needs
+        O(project_ids), and does not read V(extra_branches_month) nor V(snapshot_storage_bytes_month).
+      - The older V(account) scope is gone with the service's endpoint; the sum over the projects is RV(totals).
     type: str
-    choices: [projects, account]
+    choices: [projects, branches]
     default: projects
+  org_id:
+    description:
+      - The organization whose consumption is read. The service requires it.
+    type: str
+    required: true
   project_ids:
     description:
       - Only these projects (any number; the service takes 100 a request, so they are asked 100 at a time).
-        Without it, every project of the account; an empty list reads nothing.
-      - A project that comes back with no consumption (not a project of the account) is named in a warning.
+        Without it, every project of the organization (with O(scope=projects)); an empty list reads nothing.
+      - With O(scope=branches), the projects whose branches are read (required).
+      - A project that comes back with no consumption (not a project of the organization) is named in a warning.
     type: list
     elements: str
-  org_id:
+  branch_ids:
     description:
-      - The organization whose consumption is read. Without it, the account of the API key (an organization key's
-        organization, a personal key's own account).
-    type: str
+      - With O(scope=branches), only these branches (at most 100). Without it, every branch of O(project_ids).
+    type: list
+    elements: str
   metrics:
     description:
-      - The metrics to read. Without it, V(active_time_seconds), V(compute_time_seconds), V(written_data_bytes) and
-        V(synthetic_storage_size_bytes).
-      - V(logical_size_bytes) and V(logical_size_bytes_hour) are read per project only.
-      - V(data_storage_bytes_hour), V(logical_size_bytes) and V(logical_size_bytes_hour) are optional in the
-        service's answers - a timeframe may come without one - and count as 0 in the totals when missing.
+      - The metrics to read; the service requires them, so without it every metric of the scope is asked for.
+      - V(extra_branches_month) and V(snapshot_storage_bytes_month) are read per project only.
     type: list
     elements: str
-    choices: [active_time_seconds, compute_time_seconds, written_data_bytes, synthetic_storage_size_bytes,
-              data_storage_bytes_hour, logical_size_bytes, logical_size_bytes_hour]
+    choices: [compute_unit_seconds, root_branch_bytes_month, child_branch_bytes_month, instant_restore_bytes_month,
+              public_network_transfer_bytes, private_network_transfer_bytes, extra_branches_month,
+              snapshot_storage_bytes_month]
 extends_documentation_fragment:
   - neon.cloud.api
   - neon.cloud.api.action_group
   - neon.cloud.api.info_module
   - ansible.builtin.action_common_attributes
 notes:
-  - The two endpoints allow about 30 requests a minute per account together. A task paces its own requests under
-    that - up to 5 at once, then one every 2.4 seconds, never more than 30 in a minute - so a large account's
-    report takes a while (100 projects a request).
+  - The task paces its requests under about 30 requests a minute per account - up to 5 at once, then one every 2.4
+    seconds, never more than 30 in a minute - so a large organization's report takes a while (100 projects or 1000
+    branches a request).
   - The pace holds B(within one task) only - each task starts with its own burst. Tasks that read the same account
     at the same time (forks over the hosts of an inventory, several playbooks) are not paced together, and a loop
     of one task per project starts a burst for each.
@@ -91,7 +98,8 @@ notes:
     past the limit.
   - A request the service refuses for its rate (HTTP 429) is asked again by the client after a pause (the
     C(Retry-After) the service gives, else a growing backoff), up to O(api_retries) times.
-  - The service updates the figures about every 15 minutes.
+  - A metric the service answers that this collection does not know yet is returned as it comes and added up in
+    the totals.
   - For the requests each task costs, see the
     R(performance guide, ansible_collections.neon.cloud.docsite.performance.task_costs).
 seealso:
@@ -116,29 +124,31 @@ EXAMPLES = r"""
   ansible.builtin.debug:
     msg: >-
       {{ item.0.project_id }} {{ item.1.period_start[:7] }}:
-      {{ ((item.1.consumption | map(attribute='compute_time_seconds') | sum) / 3600) | round(1) }} compute hours
+      {{ (item.1.consumption | map(attribute='metrics') | flatten | selectattr('metric_name', 'equalto', 'compute_unit_seconds')
+         | map(attribute='value') | sum / 3600) | round(1) }} compute unit hours
   loop: "{{ usage.projects | subelements('periods') }}"
   loop_control:
     label: "{{ item.0.project_id }} {{ item.1.period_start[:7] }}"
 
-- name: The compute seconds of each project since the start of the year
+- name: The compute unit seconds of each project since the start of the year
   ansible.builtin.debug:
-    msg: "{{ dict(usage.projects | map(attribute='project_id') | zip(usage.projects | map(attribute='totals.compute_time_seconds'))) }}"
+    msg: "{{ dict(usage.projects | map(attribute='project_id') | zip(usage.projects | map(attribute='totals.compute_unit_seconds'))) }}"
 
-- name: The account's consumption, day by day, over the last week
+- name: Each branch of two projects, day by day, over the last week
   neon.cloud.consumption_info:
     org_id: org-calm-tree-21298941
-    scope: account
+    scope: branches
+    project_ids: [bold-glade-61830452, quiet-brook-72914063]
     from: "{{ '%Y-%m-%d' | strftime(now(utc=true).timestamp() - 7 * 86400, utc=true) }}"
     granularity: daily
-    metrics: [compute_time_seconds, data_storage_bytes_hour]
-  register: account_usage
+    metrics: [compute_unit_seconds, public_network_transfer_bytes]
+  register: branch_usage
 """
 
 RETURN = r"""
 projects:
   description:
-    - With O(scope=projects), each project the service answered, in its order, with its consumption.
+    - With O(scope=projects), each project the service answered, in its order (newest first), with its consumption.
   returned: with O(scope=projects)
   type: list
   elements: dict
@@ -151,35 +161,49 @@ projects:
       description:
         - The billing periods of the range, as the service answers them - C(period_id), C(period_plan),
           C(period_start), C(period_end) (for past periods) - each with its timeframes in C(consumption).
-        - Each timeframe has C(timeframe_start), C(timeframe_end) and one integer per metric read (one of the
-          optional metrics may be missing, as O(metrics) says).
+        - Each timeframe has C(timeframe_start), C(timeframe_end) and C(metrics), a list of C(metric_name) and
+          C(value) (an integer), one per metric read.
       type: list
       elements: dict
       sample: [{"period_id": "79ec829f-1828-4006-ac82-9f1828a0067d", "period_plan": "scale",
                 "period_start": "2025-05-01T00:00:00Z", "period_end": "2025-06-01T00:00:00Z",
                 "consumption": [{"timeframe_start": "2025-05-01T00:00:00Z", "timeframe_end": "2025-06-01T00:00:00Z",
-                                 "active_time_seconds": 861231, "compute_time_seconds": 520134,
-                                 "written_data_bytes": 1073741824, "synthetic_storage_size_bytes": 5368709120}]}]
+                                 "metrics": [{"metric_name": "compute_unit_seconds", "value": 520134},
+                                             {"metric_name": "root_branch_bytes_month", "value": 1073741824}]}]}]
     totals:
       description:
-        - Each metric read over the whole range - the sum of its timeframes; for a size (V(synthetic_storage_size_bytes),
-          V(logical_size_bytes)), the largest value of a timeframe instead, as a size does not add up over time.
+        - Each metric read over the whole range - the sum of its timeframes (every metric adds up over time).
       type: dict
-      sample: {"active_time_seconds": 861231, "compute_time_seconds": 520134, "written_data_bytes": 1073741824,
-               "synthetic_storage_size_bytes": 5368709120}
-periods:
-  description: With O(scope=account), the account's billing periods, as RV(projects[].periods).
-  returned: with O(scope=account)
+      sample: {"compute_unit_seconds": 520134, "root_branch_bytes_month": 1073741824}
+branches:
+  description:
+    - With O(scope=branches), each branch the service answered, by project id then branch id, with its consumption.
+  returned: with O(scope=branches)
   type: list
   elements: dict
+  contains:
+    project_id:
+      description: The branch's project.
+      type: str
+      sample: bold-glade-61830452
+    branch_id:
+      description: The branch's id.
+      type: str
+      sample: br-aged-salad-637688
+    periods:
+      description: The billing periods of the range, as RV(projects[].periods).
+      type: list
+      elements: dict
+    totals:
+      description: Each metric read over the whole range, as RV(projects[].totals).
+      type: dict
+      sample: {"compute_unit_seconds": 86400, "public_network_transfer_bytes": 1048576}
 totals:
   description:
-    - Each metric read over the whole range and every project (as RV(projects[].totals); a size is the largest sum
-      of the projects' sizes in one timeframe).
+    - Each metric read over the whole range and every project (or branch) read.
   returned: success
   type: dict
-  sample: {"active_time_seconds": 2861231, "compute_time_seconds": 1520134, "written_data_bytes": 3073741824,
-           "synthetic_storage_size_bytes": 15368709120}
+  sample: {"compute_unit_seconds": 1520134, "root_branch_bytes_month": 3073741824}
 range:
   description: The range as asked of the service (O(from) and O(to) in UTC) and its granularity.
   returned: success
@@ -192,8 +216,10 @@ from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModu
 
 
 def work(neon):
-    for project_id in neon.params["project_ids"] or ():
-        neon.require_path_parameter("project_ids", project_id)
+    for name in ("project_ids", "branch_ids"):
+        for item_id in neon.params[name] or ():
+            neon.require_path_parameter(name, item_id)
+    neon.require_path_parameter("org_id", neon.params["org_id"])
     return consumption.report(neon.client, neon.params)
 
 
@@ -203,9 +229,10 @@ def main():
             "from": dict(type="str", required=True),
             "to": dict(type="str"),
             "granularity": dict(type="str", default="monthly", choices=list(consumption.GRANULARITIES)),
-            "scope": dict(type="str", default="projects", choices=["projects", "account"]),
+            "scope": dict(type="str", default="projects", choices=list(consumption.SCOPES)),
+            "org_id": dict(type="str", required=True),
             "project_ids": dict(type="list", elements="str"),
-            "org_id": dict(type="str"),
+            "branch_ids": dict(type="list", elements="str"),
             "metrics": dict(type="list", elements="str", choices=list(consumption.PROJECT_METRICS)),
         },
         supports_check_mode=True,

@@ -7,9 +7,11 @@ simulator, in this process as a playbook task runs them (issue 30).
 What a user would notice: input the service would refuse costs no request; check mode sends nothing; an
 unchanged rerun sends no change (one read); a relabel is one POST; a removal from the organization warns that it
 cannot be undone and the service then refuses the endpoint; overlapping runs converge; a lost answer is not sent
-again and a rerun converges; every page of a consumption read is read, project ids go 100 a request, the requests
-are paced under the endpoints' rate limit (measured on an injected clock that drives the simulator's), and a 429
-is waited out.
+again and a rerun converges; every page of a consumption read is read from the current (v2) endpoints with their
+required org_id and metrics, per project or a row per branch, project ids go 100 a request, the requests are paced
+under the endpoints' rate limit (measured on an injected clock that drives the simulator's), a 429 is waited out,
+the plans' 403 and another organization's 404 are the task's message, and a metric the service adds is taken as it
+comes (issue 40).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -408,8 +410,10 @@ def consumption_requests(sim, seq):
     ({"granularity": "monthly", "from": "2024-02-01"}, "the consumption history starts then"),
     ({"granularity": "daily", "from": 0, "to": -86400}, "is after to"),
     ({"from": "last tuesday"}, "from must be an ISO 8601 date-time"),
-    ({"from": -86400, "scope": "account", "metrics": ["logical_size_bytes"]}, "is not read for the account"),
-    ({"from": -86400, "scope": "account", "project_ids": [CHECKOUT]}, "project_ids needs scope=projects"),
+    ({"from": -86400, "scope": "branches", "project_ids": [CHECKOUT], "metrics": ["extra_branches_month"]},
+     "is not read per branch"),
+    ({"from": -86400, "scope": "branches"}, "scope=branches needs project_ids"),
+    ({"from": -86400, "branch_ids": ["br-a-1"]}, "branch_ids needs scope=branches"),
     ({"from": -86400, "project_ids": [".."]}, "project_ids must not be '..'"),
 ])
 def test_consumption_a_range_or_query_the_service_refuses_costs_no_request(sim, paced, args, words):
@@ -422,7 +426,7 @@ def test_consumption_a_range_or_query_the_service_refuses_costs_no_request(sim, 
     assert words in refused["msg"] and requests_since(sim, seq) == []
 
 
-def test_consumption_reads_every_page_and_adds_up_as_the_account_does(sim, paced):
+def test_consumption_reads_every_page_of_the_current_endpoint_with_org_id_and_every_metric(sim, paced):
     usage_team, key = team(sim, "usage-team", projects=150)
     month_start = time.strftime("%Y-%m-01T00:00:00Z", time.gmtime(sim_now(sim)))
     args = {"api_key": key, "org_id": usage_team["id"], "from": iso(sim_now(sim) - 40 * 86400), "to": month_start}
@@ -432,14 +436,57 @@ def test_consumption_reads_every_page_and_adds_up_as_the_account_does(sim, paced
     assert sorted(item["project_id"] for item in read["projects"]) == sorted(
         item["id"] for item in usage_team["projects"])
     pages = consumption_requests(sim, seq)
+    assert {entry["path"] for entry in pages} == {"/api/v2/consumption_history/v2/projects"}  # never the account's
     assert [entry["status"] for entry in pages] == [200, 200]  # 100 and 50: the short page ends the list
     assert "limit=100" in pages[0]["query"] and "cursor=" in pages[1]["query"]
+    for entry in pages:
+        assert "org_id=%s" % usage_team["id"] in entry["query"]
+        assert "metrics=compute_unit_seconds%2Croot_branch_bytes_month%2C" in entry["query"]  # required: all of them
     assert read["range"]["to"] == month_start and read["range"]["granularity"] == "monthly"
+    assert set(read["totals"]) == {"compute_unit_seconds", "root_branch_bytes_month", "child_branch_bytes_month",
+                                   "instant_restore_bytes_month", "public_network_transfer_bytes",
+                                   "private_network_transfer_bytes", "extra_branches_month",
+                                   "snapshot_storage_bytes_month"}
+    assert read["totals"]["compute_unit_seconds"] == sum(item["totals"]["compute_unit_seconds"]
+                                                         for item in read["projects"])
 
-    account = ok(run(sim, "consumption_info", scope="account", **args))
-    assert account["totals"] == read["totals"]  # the account is its projects, sizes summed per timeframe
-    assert [period["period_start"] for period in account["periods"]] == [
-        period["period_start"] for period in read["projects"][0]["periods"]]
+
+def test_consumption_per_branch_reads_a_row_per_branch_of_the_projects_named_every_page(sim, paced, monkeypatch):
+    usage_team, key = team(sim, "usage-branches", projects=3)
+    projects = [item["id"] for item in usage_team["projects"]]
+    for project_id in projects[:2]:  # a second branch in two of them
+        sim.state.provisioning.api_create_branch(None, project_id, {"branch": {"name": "dev"}})
+    monkeypatch.setattr(consumption_module(), "BRANCH_PAGE_MAX", 2)  # 5 rows: pages of 2, 2 and 1
+    seq = last_seq(sim)
+    read = ok(run(sim, "consumption_info", api_key=key, org_id=usage_team["id"], scope="branches", project_ids=projects,
+                  granularity="daily", metrics=["compute_unit_seconds"], **{"from": iso(sim_now(sim) - 86400)}))
+    pages = consumption_requests(sim, seq)
+    assert {entry["path"] for entry in pages} == {"/api/v2/consumption_history/v2/branches"}
+    assert [entry["status"] for entry in pages] == [200, 200, 200]
+    rows = [(row["project_id"], row["branch_id"]) for row in read["branches"]]
+    assert len(rows) == len(set(rows)) == 5 and sorted(project for project, _branch in rows) == sorted(
+        projects[:2] * 2 + projects[2:])
+    assert read["totals"]["compute_unit_seconds"] == sum(row["totals"]["compute_unit_seconds"] for row in read["branches"])
+    one = rows[0]
+    picked = ok(run(sim, "consumption_info", api_key=key, org_id=usage_team["id"], scope="branches",
+                    project_ids=[one[0]], branch_ids=[one[1]], granularity="daily",
+                    **{"from": iso(sim_now(sim) - 86400)}))
+    assert [(row["project_id"], row["branch_id"]) for row in picked["branches"]] == [one]
+
+
+def test_consumption_takes_a_metric_it_does_not_know_yet_as_it_comes(sim, paced):
+    # A metric the service may add: returned in the timeframes as answered and added up, never a failure.
+    frames = [{"timeframe_start": "2025-05-%02dT00:00:00Z" % day, "timeframe_end": "2025-05-%02dT00:00:00Z" % (day + 1),
+               "metrics": [{"metric_name": "compute_unit_seconds", "value": 10 * day},
+                           {"metric_name": "gpu_unit_seconds", "value": day}]} for day in (1, 2)]
+    answer = {"projects": [{"project_id": CHECKOUT, "periods": [{
+        "period_id": "79ec829f-1828-4006-ac82-9f1828a0067d", "period_plan": "scale_v4",
+        "period_start": "2025-05-01T00:00:00Z", "consumption": frames}]}]}
+    sim.add_fault(method="GET", path="/api/v2/consumption_history/v2/projects", status=200, body=json.dumps(answer))
+    read = ok(run(sim, "consumption_info", org_id=ORG, granularity="daily", metrics=["compute_unit_seconds"],
+                  **{"from": iso(sim_now(sim) - 86400)}))
+    assert read["totals"] == {"compute_unit_seconds": 30, "gpu_unit_seconds": 3}
+    assert read["projects"][0]["periods"][0]["period_plan"] == "scale_v4"
 
 
 def test_consumption_asks_project_ids_a_hundred_at_a_time_and_names_those_not_answered(sim, paced):
@@ -447,11 +494,11 @@ def test_consumption_asks_project_ids_a_hundred_at_a_time_and_names_those_not_an
     ids = [item["id"] for item in usage_team["projects"]] + ["not-a-project-1"]
     seq = last_seq(sim)
     read = ok(run(sim, "consumption_info", api_key=key, org_id=usage_team["id"], granularity="daily", project_ids=ids,
-                  metrics=["compute_time_seconds", "logical_size_bytes"], **{"from": iso(sim_now(sim) - 86400)}))
+                  metrics=["compute_unit_seconds", "extra_branches_month"], **{"from": iso(sim_now(sim) - 86400)}))
     asked = [entry["query"] for entry in consumption_requests(sim, seq)]
     assert [query.count("%2C") + 1 for query in [part for query in asked for part in query.split("&")
                                                  if part.startswith("project_ids=")]] == [100, 51]
-    assert len(read["projects"]) == 150 and set(read["totals"]) == {"compute_time_seconds", "logical_size_bytes"}
+    assert len(read["projects"]) == 150 and set(read["totals"]) == {"compute_unit_seconds", "extra_branches_month"}
     assert "not-a-project-1" in warnings_of(read)
 
 
@@ -472,29 +519,19 @@ def test_consumption_paces_its_requests_under_the_limit_on_the_injected_clock(si
     assert sum(paced.pauses) == pytest.approx(11 * 60.0 / consumption.PACE_PER_MINUTE)  # 5 at once, then paced
 
 
-def test_consumption_takes_an_answer_without_an_optional_metric_and_counts_it_as_zero(sim, paced):
-    # ConsumptionHistoryPerTimeframe (the OpenAPI document) requires only the four default metrics: an answer whose
-    # timeframe leaves out data_storage_bytes_hour follows the contract, and the report must not fail on it.
-    frames = [{"timeframe_start": "2025-05-%02dT00:00:00Z" % day, "timeframe_end": "2025-05-%02dT00:00:00Z" % (day + 1),
-               "active_time_seconds": 1, "compute_time_seconds": 10 * day, "written_data_bytes": 1,
-               "synthetic_storage_size_bytes": 1} for day in (1, 2)]
-    frames[0]["data_storage_bytes_hour"] = 500
-    answer = {"periods": [{"period_id": "79ec829f-1828-4006-ac82-9f1828a0067d", "period_plan": "scale",
-                           "period_start": "2025-05-01T00:00:00Z", "consumption": frames}]}
-    sim.add_fault(method="GET", path="/api/v2/consumption_history/account", status=200, body=json.dumps(answer))
-    read = ok(run(sim, "consumption_info", org_id=ORG, scope="account", granularity="daily",
-                  metrics=["compute_time_seconds", "data_storage_bytes_hour"], **{"from": iso(sim_now(sim) - 86400)}))
-    assert read["totals"] == {"compute_time_seconds": 30, "data_storage_bytes_hour": 500}
-    assert [frame.get("data_storage_bytes_hour") for frame in read["periods"][0]["consumption"]] == [500, None]
-
-
 def test_consumption_waits_out_a_429_and_fails_with_the_plan_s_403(sim, paced):
-    sim.add_fault(method="GET", path="/api/v2/consumption_history/projects", status=429, count=2)
+    sim.add_fault(method="GET", path="/api/v2/consumption_history/v2/projects", status=429, count=2)
     seq = last_seq(sim)
     read = ok(run(sim, "consumption_info", org_id=ORG, **{"from": iso(sim_now(sim) - 86400)}))
     assert [entry["status"] for entry in consumption_requests(sim, seq)] == [429, 429, 200]
     assert CHECKOUT in [item["project_id"] for item in read["projects"]]
 
-    small, key = team(sim, "usage-launch", plan="launch", projects=1)
+    small, key = team(sim, "usage-free", plan="free", projects=1)
     refused = failed(run(sim, "consumption_info", api_key=key, org_id=small["id"], **{"from": iso(sim_now(sim) - 86400)}))
-    assert "HTTP 403" in refused["msg"] and "only supported for Scale, Business, and Enterprise" in refused["msg"]
+    assert "HTTP 403" in refused["msg"] and "requires a Launch, Scale, Agent, Business or Enterprise" in refused["msg"]
+    business, key = team(sim, "usage-business", plan="business", projects=1)
+    per_branch = failed(run(sim, "consumption_info", api_key=key, org_id=business["id"], scope="branches",
+                            project_ids=[business["projects"][0]["id"]], **{"from": iso(sim_now(sim) - 86400)}))
+    assert "HTTP 403" in per_branch["msg"] and "paid usage-based Launch" in per_branch["msg"]
+    stranger = failed(run(sim, "consumption_info", api_key=key, org_id=ORG, **{"from": iso(sim_now(sim) - 86400)}))
+    assert "HTTP 404" in stranger["msg"] and "not a member of organization %s" % ORG in stranger["msg"]

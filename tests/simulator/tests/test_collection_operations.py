@@ -39,7 +39,7 @@ SENT = [
     # _account/identity.py, _account/projects.py, _account/consumption.py, _keys/api_keys.py
     ("GET", "/auth"), ("GET", "/users/me/organizations"), ("GET", "/organizations/{org_id}"),
     ("GET", "/projects"), ("GET", "/projects/shared"),
-    ("GET", "/consumption_history/account"), ("GET", "/consumption_history/projects"),
+    ("GET", "/consumption_history/v2/projects"), ("GET", "/consumption_history/v2/branches"),
     ("GET", "/api_keys"), ("POST", "/api_keys"), ("DELETE", "/api_keys/{key_id}"),
     ("GET", "/organizations/{org_id}/api_keys"), ("POST", "/organizations/{org_id}/api_keys"),
     ("DELETE", "/organizations/{org_id}/api_keys/{key_id}"),

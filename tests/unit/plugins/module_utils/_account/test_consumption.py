@@ -17,7 +17,6 @@ from ansible_collections.neon.cloud.plugins.module_utils._account import consump
 from ansible_collections.neon.cloud.plugins.module_utils._account.consumption import (
     ConsumptionReader,
     Pacer,
-    account_answer,
     chunks,
     earliest,
     metrics_problem,
@@ -26,9 +25,9 @@ from ansible_collections.neon.cloud.plugins.module_utils._account.consumption im
     options_problem,
     pace,
     parse_time,
-    projects_answer,
     range_problem,
     report,
+    rows_answer,
     round_down,
     totals,
     unique,
@@ -98,9 +97,10 @@ def test_history_before_march_2024_and_a_range_upside_down_are_refused():
 
 
 def test_metrics_are_checked_for_the_scope():
-    assert metrics_problem(None, False) is None and metrics_problem(["logical_size_bytes"], True) is None
-    problem = metrics_problem(["logical_size_bytes", "compute_time_seconds"], False)
-    assert problem.startswith("metrics logical_size_bytes is not read for the account")
+    assert metrics_problem(None, "branches") is None and metrics_problem(["extra_branches_month"], "projects") is None
+    problem = metrics_problem(["extra_branches_month", "compute_unit_seconds"], "branches")
+    assert problem.startswith("metrics extra_branches_month is not read per branch")
+    assert "is not read per project" in metrics_problem(["compute_time_seconds"], "projects")  # the older names
 
 
 # ---------------------------------------------------------------------------------------------- chunks and pages
@@ -166,52 +166,37 @@ def test_time_that_passed_between_requests_refills_the_bucket():
 
 def period(*frames):
     return {"period_id": "x", "period_plan": "scale", "period_start": "2025-05-01T00:00:00Z",
-            "consumption": [dict(timeframe_start=start, timeframe_end="t", **values) for start, values in frames]}
+            "consumption": [{"timeframe_start": start, "timeframe_end": "t", "metrics": [
+                {"metric_name": name, "value": value} for name, value in values]} for start, values in frames]}
 
 
-def test_totals_add_up_times_and_bytes_and_take_the_largest_size():
-    metrics = ["compute_time_seconds", "synthetic_storage_size_bytes"]
-    first = [period(("d1", {"compute_time_seconds": 10, "synthetic_storage_size_bytes": 500}),
-                    ("d2", {"compute_time_seconds": 5, "synthetic_storage_size_bytes": 700}))]
-    second = [period(("d1", {"compute_time_seconds": 1, "synthetic_storage_size_bytes": 400}),
-                     ("d2", {"compute_time_seconds": 2, "synthetic_storage_size_bytes": 100}))]
-    assert totals([first], metrics) == {"compute_time_seconds": 15, "synthetic_storage_size_bytes": 700}
-    # Two projects: sizes add up within a timeframe (d1: 900, d2: 800), and the largest of those is the total.
-    assert totals([first, second], metrics) == {"compute_time_seconds": 18, "synthetic_storage_size_bytes": 900}
-    assert totals([], metrics) == {"compute_time_seconds": 0, "synthetic_storage_size_bytes": 0}
+def test_totals_add_up_every_metric_and_take_one_the_collection_does_not_know_as_it_comes():
+    metrics = ["compute_unit_seconds", "root_branch_bytes_month"]
+    first = [period(("d1", [("compute_unit_seconds", 10), ("root_branch_bytes_month", 500)]),
+                    ("d2", [("compute_unit_seconds", 5), ("root_branch_bytes_month", 700)]))]
+    second = [period(("d1", [("compute_unit_seconds", 1), ("root_branch_bytes_month", 400),
+                             ("gpu_seconds", 9)]))]  # a metric the service may add one day
+    assert totals([first], metrics) == {"compute_unit_seconds": 15, "root_branch_bytes_month": 1200}
+    assert totals([first, second], metrics) == {"compute_unit_seconds": 16, "root_branch_bytes_month": 1600,
+                                                "gpu_seconds": 9}
+    assert totals([], metrics) == {"compute_unit_seconds": 0, "root_branch_bytes_month": 0}
 
 
-def test_an_answer_without_a_metric_asked_for_or_with_a_wrong_type_is_refused():
-    good = {"projects": [{"project_id": "p-1", "periods": [period(("d1", {"compute_time_seconds": 1}))]}],
+def test_an_answer_of_the_wrong_shape_is_refused_and_one_of_the_right_shape_taken():
+    good = {"projects": [{"project_id": "p-1", "periods": [period(("d1", [("compute_unit_seconds", 1)]))]}],
             "pagination": {"cursor": "p-1"}}
-    assert projects_answer(good, "/c", ["compute_time_seconds"])[1] == "p-1"
-    with pytest.raises(UnexpectedAnswer, match="written_data_bytes is missing"):
-        projects_answer(good, "/c", ["written_data_bytes"])
-    bad = {"projects": [{"project_id": "p-1", "periods": [period(("d1", {"compute_time_seconds": "1"}))]}]}
-    with pytest.raises(UnexpectedAnswer, match="compute_time_seconds must be an integer"):
-        projects_answer(bad, "/c", ["compute_time_seconds"])
+    assert rows_answer(good, "/c", "projects")[1] == "p-1"
+    bad = {"projects": [{"project_id": "p-1", "periods": [period(("d1", [("compute_unit_seconds", "1")]))]}]}
+    with pytest.raises(UnexpectedAnswer, match="value must be an integer"):
+        rows_answer(bad, "/c", "projects")
     with pytest.raises(UnexpectedAnswer, match="projects is missing"):
-        projects_answer({"periods": []}, "/c", ["compute_time_seconds"])
-
-
-def test_an_optional_metric_missing_from_a_timeframe_is_taken_and_counts_as_zero():
-    # ConsumptionHistoryPerTimeframe requires the four default metrics only: data_storage_bytes_hour,
-    # logical_size_bytes and logical_size_bytes_hour may be missing from an answer that follows the contract.
-    asked = ["compute_time_seconds", "data_storage_bytes_hour", "logical_size_bytes", "logical_size_bytes_hour"]
-    periods = [period(("d1", {"compute_time_seconds": 7}), ("d2", {"compute_time_seconds": 1, "logical_size_bytes": 30}))]
-    answer = {"projects": [{"project_id": "p-1", "periods": periods}]}
-    projects, _cursor = projects_answer(answer, "/c", asked)
-    assert totals([projects[0]["periods"]], asked) == {"compute_time_seconds": 8, "data_storage_bytes_hour": 0,
-                                                       "logical_size_bytes": 30, "logical_size_bytes_hour": 0}
-    assert account_answer({"periods": [period(("d1", {"compute_time_seconds": 7}))]}, "/a",
-                          ["compute_time_seconds", "data_storage_bytes_hour"])[0]["consumption"][0][
-                              "compute_time_seconds"] == 7
-    with pytest.raises(UnexpectedAnswer, match="data_storage_bytes_hour must be an integer"):
-        account_answer({"periods": [period(("d1", {"compute_time_seconds": 7, "data_storage_bytes_hour": "1"}))]},
-                       "/a", ["compute_time_seconds", "data_storage_bytes_hour"])
-    with pytest.raises(UnexpectedAnswer, match="compute_time_seconds is missing"):  # a required one asked for
-        account_answer({"periods": [period(("d1", {"data_storage_bytes_hour": 7}))]}, "/a",
-                       ["compute_time_seconds", "data_storage_bytes_hour"])
+        rows_answer({"periods": []}, "/c", "projects")
+    branch_row = {"project_id": "p-1", "branch_id": "br-1", "periods": [period(("d1", [("compute_unit_seconds", 2)]))]}
+    assert rows_answer({"branches": [branch_row]}, "/b", "branches") == ([branch_row], None)
+    with pytest.raises(UnexpectedAnswer, match="branch_id is missing"):
+        rows_answer({"branches": [{"project_id": "p-1", "periods": []}]}, "/b", "branches")
+    empty = {"period_id": "x", "period_plan": "launch", "period_start": "2025-05-01T00:00:00Z", "consumption": [{}]}
+    assert rows_answer({"projects": [{"project_id": "p-1", "periods": [empty]}]}, "/c", "projects")[0]  # times optional
 
 
 # ---------------------------------------------------------------------------------------------- the task's options
@@ -220,15 +205,17 @@ def test_an_optional_metric_missing_from_a_timeframe_is_taken_and_counts_as_zero
 def given(**options):
     """consumption_info's options as Ansible gives them."""
     return dict({"from": "2025-06-01", "to": None, "granularity": "daily", "scope": "projects", "project_ids": None,
-                 "org_id": None, "metrics": None}, **options)
+                 "branch_ids": None, "org_id": "org-1", "metrics": None}, **options)
 
 
 @pytest.mark.parametrize("options, words", [
     (given(**{"from": "last tuesday"}), "from must be an ISO 8601 date-time"),
     (given(to="soon"), "to must be an ISO 8601 date-time"),
-    (given(scope="account", project_ids=["p-1"]), "project_ids needs scope=projects"),
+    (given(scope="branches"), "scope=branches needs project_ids"),
+    (given(branch_ids=["br-1"]), "branch_ids needs scope=branches"),
+    (given(scope="branches", project_ids=["p-1"], branch_ids=["br-%d" % n for n in range(101)]), "at most 100 branch"),
     (given(granularity="hourly"), "granularity hourly reaches only the last 168 hours"),
-    (given(scope="account", metrics=["logical_size_bytes"]), "is not read for the account"),
+    (given(scope="branches", project_ids=["p-1"], metrics=["snapshot_storage_bytes_month"]), "not read per branch"),
     (given(to="2025-05-01"), "is after to"),
 ])
 def test_options_the_service_would_refuse_are_named(options, words):
@@ -237,7 +224,7 @@ def test_options_the_service_would_refuse_are_named(options, words):
 
 def test_options_within_reach_are_taken():
     assert options_problem(given(), NOW) is None
-    assert options_problem(given(scope="account", to="2025-06-02T00:00:00+02:00"), NOW) is None
+    assert options_problem(given(scope="branches", project_ids=["p-1"], to="2025-06-02T00:00:00+02:00"), NOW) is None
 
 
 def test_the_project_ids_not_answered_are_named_once_in_order():
@@ -253,7 +240,7 @@ def test_a_report_refused_sends_nothing_and_one_read_names_what_was_not_answered
     assert refused.value.result == {"changed": False} and service.calls == []
     result = report(service, given(project_ids=["p-2", "p-9"]), now=NOW)
     assert [item["project_id"] for item in result["projects"]] == ["p-2"]
-    assert result["warnings"] == ["The service answered no consumption for p-9 (not a project of the account, or "
+    assert result["warnings"] == ["The service answered no consumption for p-9 (not a project of organization org-1, "
                                   "no such project)"]
     assert result["changed"] is False and result["range"] == {
         "from": "2025-06-01T00:00:00Z", "to": "2025-06-15T12:30:00Z", "granularity": "daily"}
@@ -263,7 +250,7 @@ def test_a_report_refused_sends_nothing_and_one_read_names_what_was_not_answered
 
 
 class ConsumptionService:
-    """A client-level fake of GET /consumption_history/projects: the projects in order, the cursor the page's last
+    """A client-level fake of GET /consumption_history/v2/projects: the projects in order, the cursor the page's last
     project id (on every non-empty page), ``project_ids`` a filter; each request is recorded with its moment."""
 
     def __init__(self, project_ids, clock):
@@ -281,8 +268,8 @@ class ConsumptionService:
             listed = listed[listed.index(params["cursor"]) + 1:]
         page = listed[:int(params["limit"])]
         frame = {"timeframe_start": "2025-05-01T00:00:00Z", "timeframe_end": "2025-06-01T00:00:00Z",
-                 "active_time_seconds": 1, "compute_time_seconds": 2, "written_data_bytes": 3,
-                 "synthetic_storage_size_bytes": 4}
+                 "metrics": [{"metric_name": "compute_unit_seconds", "value": 2},
+                             {"metric_name": "root_branch_bytes_month", "value": 4}]}
         answer = {"projects": [{"project_id": project_id, "periods": [{
             "period_id": "x", "period_plan": "scale", "period_start": "2025-05-01T00:00:00Z",
             "consumption": [frame]}]} for project_id in page]}
@@ -306,7 +293,9 @@ def test_every_page_of_every_project_is_read_with_full_pages():
     first = service.calls[0][2]
     assert (first["from"], first["to"], first["granularity"], first["org_id"]) == (
         "2025-05-01T00:00:00Z", "2025-06-15T12:30:00Z", "monthly", "org-1")
-    assert read["totals"]["compute_time_seconds"] == 500 and read["totals"]["synthetic_storage_size_bytes"] == 1000
+    assert first["metrics"] == ",".join(consumption.PROJECT_METRICS)  # required: every metric when none is asked for
+    assert {path for _moment, path, _params in service.calls} == {"/consumption_history/v2/projects"}
+    assert read["totals"]["compute_unit_seconds"] == 500 and read["totals"]["root_branch_bytes_month"] == 1000
 
 
 def test_a_hundred_project_ids_a_request_and_no_empty_page_after_a_chunk_read_whole():
@@ -317,7 +306,7 @@ def test_a_hundred_project_ids_a_request_and_no_empty_page_after_a_chunk_read_wh
     assert [len(params["project_ids"].split(",")) for _moment, _path, params in service.calls] == [100, 50]
     assert len(read["projects"]) == 150
     assert reader_of(service, clock).projects([]) == {"projects": [], "totals": dict.fromkeys(
-        consumption.DEFAULT_METRICS, 0)} and len(service.calls) == 2  # an empty list asks nothing
+        consumption.PROJECT_METRICS, 0)} and len(service.calls) == 2  # an empty list asks nothing
 
 
 def test_a_service_that_repeats_a_project_is_not_followed_forever():
@@ -343,7 +332,54 @@ def test_many_pages_are_paced_under_the_limit_on_the_injected_clock():
 def test_without_a_pacer_the_reader_paces_on_the_client_s_clock_and_pauses_with_its_sleep():
     clock = FakeClock(start=0.0)
     service = ConsumptionService(["p-%04d" % number for number in range(700)], clock)  # 8 pages
-    ConsumptionReader(service, at(2025, 5, 1), NOW, "monthly").projects()
+    ConsumptionReader(service, at(2025, 5, 1), NOW, "monthly", "org-1").projects()
     moments = [moment for moment, _path, _params in service.calls]
     assert moments == [0.0] * 5 + [pytest.approx(2.4 * number) for number in range(1, 4)]
     assert clock.sleeps == [pytest.approx(2.4)] * 3  # the client's sleep: nothing slept in real time
+
+
+class BranchService(ConsumptionService):
+    """A client-level fake of GET /consumption_history/v2/branches: three branches per project, ordered by project
+    then branch, the cursor ``project/branch`` of the page's last row."""
+
+    def get(self, path, params=None, deadline=None):  # pylint: disable=unused-argument
+        params = sent_params(params)
+        self.calls.append((self.clock(), path, params))
+        wanted = params["project_ids"].split(",")
+        rows = [(project_id, "br-%s-%d" % (project_id, number)) for project_id in sorted(self.project_ids)
+                if project_id in wanted for number in range(3)]
+        if "branch_ids" in params:
+            rows = [row for row in rows if row[1] in params["branch_ids"].split(",")]
+        if "cursor" in params:
+            rows = rows[["%s/%s" % row for row in rows].index(params["cursor"]) + 1:]
+        page = rows[:int(params["limit"])]
+        answer = {"branches": [{"project_id": project_id, "branch_id": branch_id, "periods": [{
+            "period_id": "x", "period_plan": "scale", "period_start": "2025-05-01T00:00:00Z", "consumption": [
+                {"metrics": [{"metric_name": "compute_unit_seconds", "value": 1}]}]}]} for project_id, branch_id in page]}
+        if page:
+            answer["pagination"] = {"cursor": "%s/%s" % page[-1]}
+        return answer
+
+
+def test_branches_are_read_per_project_chunk_every_page_with_the_branch_filter(monkeypatch):
+    clock = FakeClock(start=0.0)
+    service = BranchService(["p-%03d" % number for number in range(400)], clock)
+    monkeypatch.setattr(consumption, "BRANCH_PAGE_MAX", 250)  # pages of 250 rows: 300 rows a request, two pages
+    reader = ConsumptionReader(service, at(2025, 5, 1), NOW, "monthly", "org-1", pacer=Pacer(clock, clock.sleep),
+                               scope="branches")
+    read = reader.branches(["p-%03d" % number for number in range(350)])
+    assert len(read["branches"]) == 1050 and read["totals"] == dict(
+        dict.fromkeys(consumption.BRANCH_METRICS, 0), compute_unit_seconds=1050)
+    calls = [(path, len(params["project_ids"].split(",")), params.get("cursor"), str(params["limit"]))
+             for _moment, path, params in service.calls]
+    # 350 projects, 100 a request; 300 rows a request: a full page of 250 and a short one, whose end ends it
+    path = "/consumption_history/v2/branches"
+    assert calls == [(path, 100, None, "250"), (path, 100, "p-083/br-p-083-0", "250"),
+                     (path, 100, None, "250"), (path, 100, "p-183/br-p-183-0", "250"),
+                     (path, 100, None, "250"), (path, 100, "p-283/br-p-283-0", "250"),
+                     (path, 50, None, "250")]
+    assert service.calls[0][2]["metrics"] == ",".join(consumption.BRANCH_METRICS)
+    picked = ConsumptionReader(service, at(2025, 5, 1), NOW, "monthly", "org-1", pacer=Pacer(clock, clock.sleep),
+                               scope="branches").branches(["p-001"], ["br-p-001-2"])
+    assert [(row["project_id"], row["branch_id"]) for row in picked["branches"]] == [("p-001", "br-p-001-2")]
+    assert service.calls[-1][2]["branch_ids"] == "br-p-001-2"
