@@ -97,6 +97,11 @@ organizations:
       description: The organization's plan.
       type: str
       sample: scale
+    require_mfa:
+      description: Whether every member must have multi-factor authentication to reach the organization (June 2026
+        document); absent when the service does not say.
+      type: bool
+      sample: false
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._account.identity import describe_key

@@ -114,6 +114,15 @@ branches:
       description: V(init), V(ready), V(resetting) or V(archived).
       type: str
       sample: ready
+    recovery:
+      description:
+        - For a deleted branch the service still lists (within its recovery window), when it was deleted
+          (C(deleted_at)), until when it can be recovered (C(recoverable_until)) and how (C(deletion_method),
+          V(user) or V(ttl), or a method the service adds later), as the service answers it (June 2026 document).
+      type: dict
+      returned: when the service answers it
+      sample: {"deleted_at": "2026-06-12T10:00:00Z", "recoverable_until": "2026-06-19T10:00:00Z",
+               "deletion_method": "user"}
     endpoints:
       description: The branch's computes, the read-write one first.
       type: list

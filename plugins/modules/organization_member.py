@@ -40,10 +40,14 @@ options:
     required: true
   role:
     description:
-      - The role in the organization.
+      - The role in the organization. V(collaborator), V(editor) and V(viewer) are the service's newer roles (its
+        OpenAPI document of June 2026); it says some roles may not be available for all organizations, and refuses
+        one an organization does not offer (HTTP 400), whose message is the task's.
       - Without it, a member's role is left as it is, and an invitation is for V(member).
+      - A member found with a role this collection does not know yet (one the service adds) is shown and compared as
+        it comes; O(role) changes it only when given.
     type: str
-    choices: [admin, member]
+    choices: [admin, member, collaborator, editor, viewer]
   state:
     description:
       - V(present) invites the person, or changes their role; V(absent) removes them.
@@ -115,7 +119,8 @@ member:
       type: str
       sample: org-calm-tree-21298941
     role:
-      description: V(admin) or V(member).
+      description: V(admin), V(member), V(collaborator), V(editor) or V(viewer); a role the service adds later, as it
+        comes.
       type: str
       sample: member
     joined_at:

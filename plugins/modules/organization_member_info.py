@@ -71,7 +71,8 @@ members:
       type: str
       sample: org-calm-tree-21298941
     role:
-      description: V(admin) or V(member).
+      description: V(admin), V(member), V(collaborator), V(editor) or V(viewer); a role the service adds later, as it
+        comes.
       type: str
       sample: admin
     joined_at:

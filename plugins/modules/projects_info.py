@@ -145,6 +145,16 @@ projects:
       description: The organization that owns the project, as the service gives it.
       type: str
       sample: org-calm-tree-21298941
+    deleted_at:
+      description: For a deleted project the service still lists, when it was deleted (June 2026 document).
+      type: str
+      returned: when the service answers it
+      sample: "2026-06-12T10:00:00Z"
+    recoverable_until:
+      description: For a deleted project the service still lists, until when it can be recovered.
+      type: str
+      returned: when the service answers it
+      sample: "2026-06-19T10:00:00Z"
 unavailable_project_ids:
   description:
     - Ids of projects the service could not fetch in time, even when asked again. Empty when the list is

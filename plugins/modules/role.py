@@ -140,6 +140,12 @@ role:
       description: Whether it is a role the service keeps for itself.
       type: bool
       sample: false
+    authentication_method:
+      description:
+        - How the role logs in, as the service answers it - V(password), V(oauth) or V(no_login) (the service's June
+          2026 document), or a method it adds later, as it comes. Absent when the service does not say.
+      type: str
+      sample: password
 password:
   description:
     - The role's password - a secret; register the result with C(no_log).

@@ -158,6 +158,18 @@ snapshot:
       description: Whether it was taken by hand (or by this module), not by a backup schedule.
       type: bool
       sample: true
+    full_size:
+      description:
+        - The snapshot's full logical size in bytes when it was taken (the service's June 2026 document); absent while
+          not calculated yet. V(0) means it is not charged.
+      type: int
+      sample: 8389120
+    diff_size:
+      description:
+        - The growth in bytes since the previous scheduled snapshot, when the snapshot is charged on that; absent
+          otherwise.
+      type: int
+      sample: 838912
 branch_id:
   description:
     - The id of the branch the snapshot is taken of - the branch asked. After a finalized restore it differs from the

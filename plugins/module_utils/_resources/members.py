@@ -44,7 +44,10 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.writer impor
 
 ADMIN = "admin"
 MEMBER_ROLE = "member"
-ROLES = (ADMIN, MEMBER_ROLE)
+# The roles a task may give (MemberRole of the June 2026 OpenAPI document: "some role values may not be available
+# for all organizations", and the service refuses one it does not offer there). A role an answer carries is taken
+# as it comes, whatever it is: one the service adds later is shown and compared, never a failure.
+ROLES = (ADMIN, MEMBER_ROLE, "collaborator", "editor", "viewer")
 PERSONAL = "personal"  # _account/identity.py's key_type of a user's own key
 MEMBER_FIELDS = dict(required={"id": (str,), "user_id": (str,), "role": (str,)},
                      optional={"org_id": (str,), "joined_at": (str, type(None))})

@@ -44,7 +44,7 @@ PERSONAL_KEY = "personal"
 ORGANIZATION_KEY = "organization"
 PROJECT_KEY = "project"
 KEY_KINDS = (PERSONAL_KEY, ORGANIZATION_KEY, PROJECT_KEY)
-ROLES = ("admin", "member")
+ROLES = ("admin", "member", "collaborator", "editor", "viewer")  # MemberRole of the June 2026 document
 
 
 class Operation:
@@ -253,6 +253,7 @@ class Organization:
             "updated_at": iso_seconds(self.updated_us),
             "managed_by": self.managed_by,
             "allow_hipaa_projects": False,
+            "require_mfa": False,  # June 2026 document; no organization here requires MFA
         }
 
 
@@ -665,7 +666,8 @@ class Role:
         if password is not None:
             item["password"] = password
         item.update({"protected": self.protected, "created_at": iso_seconds(self.created_us),
-                     "updated_at": iso_seconds(self.updated_us)})
+                     "updated_at": iso_seconds(self.updated_us),
+                     "authentication_method": "password"})  # June 2026 document; every role here has a password
         return item
 
 

@@ -116,11 +116,19 @@ class Snapshot:
         self.roles = {role_name: role.copy_to(None, created_us) for role_name, role in branch.roles.items()}
         self.owners = {db_name: database.owner_name for db_name, database in branch.databases.items()}
 
+    def full_size(self):
+        """The logical size at the snapshot's moment (a stand-in: 8 MiB and the size of its data as text)."""
+        return 8 * 1024 * 1024 + len(repr(self.databases))
+
     def render(self):
-        """SPEC Snapshot: id, name, created_at required; lsn, timestamp, source_branch_id, expires_at, manual."""
+        """SPEC Snapshot: id, name, created_at required; lsn, timestamp, source_branch_id, expires_at, manual; and the
+        June 2026 document's sizes: ``full_size`` always (the simulator's sizes are known at once), ``diff_size`` (the
+        growth since the previous scheduled snapshot, billed as such) for a scheduled one, a tenth of its size."""
         item = {"id": self.id, "name": self.name, "lsn": lsn_of(self.moment_us),
                 "timestamp": iso_moment(self.moment_us), "source_branch_id": self.source_branch_id,
-                "created_at": iso_seconds(self.created_us), "manual": self.manual}
+                "created_at": iso_seconds(self.created_us), "manual": self.manual, "full_size": self.full_size()}
+        if not self.manual:
+            item["diff_size"] = item["full_size"] // 10
         if self.expires_us is not None:
             item["expires_at"] = iso_moment(self.expires_us)
         return item
