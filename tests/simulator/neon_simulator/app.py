@@ -16,7 +16,9 @@ from werkzeug.wrappers import Request, Response
 from .api_catalog import CatalogRoutes, catalog_rules
 from .api_computes import ComputesRoutes, computes_rules
 from .api_consumption import ConsumptionRoutes, consumption_rules
+from .api_data_api import DataApiRoutes, data_api_rules
 from .api_keys import KeysRoutes, keys_rules
+from .api_neon_auth import NeonAuthRoutes, neon_auth_rules
 from .api_networking import NetworkingRoutes, networking_rules
 from .api_operations import OperationsRoutes, operations_rules
 from .api_organizations import OrganizationsRoutes, organizations_rules
@@ -72,7 +74,7 @@ class DropConnection(ConnectionError):
 
 class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, ProjectsRoutes, OperationsRoutes, ProvisioningRoutes,
                    ComputesRoutes, CatalogRoutes, SharingRoutes, NetworkingRoutes, ConsumptionRoutes, RecoveryRoutes,
-                   SnapshotsRoutes, PlatformInfoRoutes):
+                   SnapshotsRoutes, PlatformInfoRoutes, NeonAuthRoutes, DataApiRoutes):
     """WSGI callable. ``sleep(seconds)`` is interruptible when the server stops.
 
     ``rate_limiter`` limits every route (off by default); ``org_key_limiter`` limits the creation
@@ -94,7 +96,7 @@ class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, 
         self.api_map = Map(keys_rules() + organizations_rules() + projects_rules() + operations_rules()
                            + provisioning_rules() + computes_rules() + catalog_rules() + sharing_rules()
                            + networking_rules() + consumption_rules() + recovery_rules() + snapshots_rules()
-                           + platform_rules())
+                           + platform_rules() + neon_auth_rules() + data_api_rules())
         self.control_map = control_map()
 
     # ------------------------------------------------------------------ entry point

@@ -14,6 +14,7 @@ from werkzeug.routing import Map, Rule
 from .api_catalog import catalog_control_rules
 from .api_consumption import consumption_control_rules
 from .api_keys import keys_control_rules
+from .api_neon_auth import neon_auth_control_rules
 from .api_networking import networking_control_rules
 from .api_operations import operations_control_rules
 from .api_projects import projects_control_rules
@@ -53,7 +54,8 @@ def control_map():
         Rule(CONTROL_PREFIX + "/clock", methods=["POST"], endpoint="advance_clock"),
     ] + keys_control_rules() + scene_control_rules() + projects_control_rules() + operations_control_rules()
         + catalog_control_rules() + sharing_control_rules() + networking_control_rules()
-        + consumption_control_rules() + recovery_control_rules() + snapshots_control_rules())
+        + consumption_control_rules() + recovery_control_rules() + snapshots_control_rules()
+        + neon_auth_control_rules())
 
 
 class ControlRoutes:

@@ -209,6 +209,21 @@ class RealComputes:
                 if started:
                     cluster.stop()
 
+    def run_sql(self, project_id, branch, database, statement, branches, now_us):
+        """``statement`` run in ``database`` of the branch as of now (its server started for it, with its catalog
+        made so, and stopped after, when no compute runs it): what Neon Auth makes in a branch's database."""
+        with self.lock:
+            cluster = self.data_of(project_id, branch, branches)
+            started = not cluster.running
+            if started:
+                cluster.start(free_port())
+            try:
+                self._sync(cluster, branch, now_us)
+                return cluster.sql(statement, database)
+            finally:
+                if started:
+                    cluster.stop()
+
     def _stop_computes_of(self, cluster):
         for key, running in list(self.computes.items()):
             if running is cluster:

@@ -16,8 +16,10 @@ from . import seed
 from .catalog import Catalog
 from .computes import Computes
 from .consumption import Consumption
+from .data_api import DataApi
 from .errors import Conflict, Forbidden, InvalidRequest, NotFound
 from .keys import Keys
+from .neon_auth import NeonAuth
 from .networking import Networking
 from .operations import Operations
 from .organizations import Organizations
@@ -54,6 +56,8 @@ class State:
         self.recovery = Recovery(shared)
         self.snapshots = Snapshots(shared)
         self.platform_info = PlatformInfo(shared)
+        self.neon_auth = NeonAuth(shared)
+        self.data_api = DataApi(shared, self.neon_auth)
         self.reset()
 
     @property
@@ -86,7 +90,7 @@ class State:
         with shared.lock:
             shared.load(seeded)
             for area in (self.provisioning, self.sharing, self.networking, self.consumption, self.recovery,
-                         self.snapshots):
+                         self.snapshots, self.neon_auth, self.data_api):
                 area.reset()
             if shared.real is not None:  # every server and all data go: the seeded projects start empty again
                 shared.real.clear()
