@@ -205,7 +205,7 @@ def test_the_command_and_python_m_start_answer_and_stop(package, tmp_path):
         assert answer.status_code == 200 and answer.json()["projects"][0]["id"] == values["NEON_SIM_DEMO_PROJECT"]
         assert api(values, "/projects", key="not-the-key").status_code == 401
         # a documented operation it does not serve: 501 naming it, from the document the wheel carries
-        unserved = api(values, "/projects/%s/jwks" % values["NEON_SIM_DEMO_PROJECT"])
+        unserved = api(values, "/projects/%s/auth/integrations" % values["NEON_SIM_DEMO_PROJECT"])
         assert unserved.status_code == 501 and unserved.json()["code"] == "NOT_SIMULATED", unserved.text
     finally:
         assert process.stop() == 0

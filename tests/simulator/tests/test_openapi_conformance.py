@@ -560,6 +560,20 @@ def _consumption(api, pid):
     api.call("GET", "/consumption_history/v2/branches", params=dict(span, metrics="compute_unit_seconds"), expect=400)
 
 
+def _data_api_and_jwks(api, pid, main):
+    """The Data API and JWKS operations (data_api.py; tests/test_neon_auth.py drives the branch-scoped Neon Auth
+    routes and checks their answers against the document too)."""
+    path = "/projects/%s/branches/%s/data-api/neondb" % (pid, main)
+    api.call("POST", path, expect=201, json={"auth_provider": "external", "jwks_url": "https://id.example.com/jwks"})
+    api.call("GET", path)
+    api.call("PATCH", path, expect=201, json={"settings": {"db_max_rows": 100}})
+    api.call("DELETE", path)
+    added = api.call("POST", "/projects/%s/jwks" % pid, expect=201,
+                     json={"jwks_url": "https://id.example.com/jwks", "provider_name": "Clerk"})
+    api.call("GET", "/projects/%s/jwks" % pid)
+    api.call("DELETE", "/projects/%s/jwks/%s" % (pid, added["jwks"]["id"]))
+
+
 def _probe(api, operation, ids):
     """A request for an operation the scenario did not drive, its path filled with the scenario's ids."""
     path = re.sub(r"\{([a-z_]+)\}", lambda match: ids.get(match.group(1), "x1"), operation.template)
@@ -586,6 +600,7 @@ def answers_fixture(server):
     _networking(api, pid)
     _snapshots(api, pid, main)
     _consumption(api, pid)
+    _data_api_and_jwks(api, pid, main)
     ids = {"project_id": pid, "branch_id": main, "database_name": "neondb", "role_name": "neondb_owner",
            "org_id": ORG, "source_org_id": ORG, "region_id": REGION}
     probes = {op.operation_id: _probe(api, op, ids) for op in DOCUMENT.operations()
@@ -699,7 +714,8 @@ def test_a_documented_path_with_another_method_is_405_and_an_undocumented_path_4
     assert nowhere.status_code == 404 and nowhere.json()["message"] == "not found"
     unauthenticated = requests.get(sim.url + "/projects/%s/jwks" % sim.demo_project_id, timeout=10)
     assert unauthenticated.status_code == 401  # the key is checked before anything else
-    assert api.call("GET", "/projects/%s/jwks" % sim.demo_project_id, expect=501)["code"] == "NOT_SIMULATED"
+    # a documented operation not served (the project-level Neon Auth ones, deprecated in the June 2026 document)
+    assert api.call("GET", "/projects/%s/auth/integrations" % sim.demo_project_id, expect=501)["code"] == "NOT_SIMULATED"
 
 
 def test_the_schema_check_catches_what_it_should():
