@@ -48,7 +48,7 @@ OPERATION_ID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 # its password) is scrubbed when a quick search of it finds a piece of a secret (a service that
 # echoes one in a key's name, say).
 _SCRUBBED_FIELDS = ("msg", "warnings", "error", "diff")
-_SECRET_FIELDS = ("key", "connection_uri", "uri", "password")
+_SECRET_FIELDS = ("key", "connection_uri", "uri", "password", "secret_server_key", "pub_client_key")
 
 # Documented once in plugins/doc_fragments/api.py; validate-modules checks the two agree.
 CONNECTION_ARGUMENT_SPEC = dict(

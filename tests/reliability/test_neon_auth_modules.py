@@ -1,0 +1,154 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""An app's backend per branch (neon_auth, neon_auth_oauth_provider, neon_auth_user, data_api, jwks,
+neon_auth_info) against the simulator.
+
+Each test runs the modules in this process, as playbook tasks would, and checks what a user would notice: what
+the service holds afterwards (read through the API or the simulator's control API), what the result and the diff
+say (never a secret), and which requests were sent (none that change anything for refused input, in check mode
+or on a rerun).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import requests
+
+import neon_reliability as rel
+from neon_reliability import failed, last_seq, ok
+from test_provisioning_modules import changes_since, new_project, run
+
+SMTP_PASSWORD = "smtp-pass-" + "7f3a9c2e1b"
+CLIENT_SECRET = "gh-secret-" + "c0ffee1234"
+
+
+def project_and_branch(sim):
+    created = new_project(sim)
+    return created["project"]["id"], created["branch"]["id"]
+
+
+def auth(sim, pid, bid, segment=""):
+    return rel.api(sim, "GET", "/projects/%s/branches/%s/auth%s" % (pid, bid, segment))
+
+
+def everything_shown(result):
+    return json.dumps(result, default=str)
+
+
+# ---------------------------------------------------------------------------------------------- neon_auth
+
+def test_enabling_returns_the_keys_once_and_a_rerun_is_quiet(sim):
+    pid, bid = project_and_branch(sim)
+    seq = last_seq(sim)
+    enabled = ok(run(sim, "neon_auth", project_id=pid, trusted_domains=["https://shop.example.com"],
+                     allow_localhost=False, diff=True))
+    assert enabled["changed"] is True and enabled["enabled"] is True
+    assert enabled["secret_server_key"].startswith("ssk_") and enabled["pub_client_key"].startswith("pck_")
+    assert enabled["secret_server_key"] not in json.dumps(enabled["diff"])
+    assert auth(sim, pid, bid)["auth_provider"] == "better_auth"
+    assert auth(sim, pid, bid, "/domains")["domains"] == [{"domain": "https://shop.example.com",
+                                                           "auth_provider": "better_auth"}]
+    assert auth(sim, pid, bid, "/allow_localhost") == {"allow_localhost": False}
+    assert ("POST", "/api/v2/projects/%s/branches/%s/auth" % (pid, bid)) in changes_since(sim, seq)
+
+    seq = last_seq(sim)
+    again = ok(run(sim, "neon_auth", project_id=pid, trusted_domains=["https://shop.example.com/"],
+                   allow_localhost=False))
+    assert again["changed"] is False and "secret_server_key" not in again
+    assert changes_since(sim, seq) == []
+
+
+def test_each_setting_is_changed_only_where_given_with_check_mode_and_diff(sim):
+    pid, bid = project_and_branch(sim)
+    ok(run(sim, "neon_auth", project_id=pid, branch="main"))
+    before = auth(sim, pid, bid, "/plugins")
+    asked = dict(project_id=pid, branch="main", app_name="Shop",
+                 email_and_password={"disable_sign_up": True},
+                 plugins={"magic_link": {"enabled": True, "expires_in": 15}, "organization": {"creator_role": "admin"}},
+                 webhooks={"enabled": True, "url": "https://hooks.example.com/auth", "events": ["user.created"]})
+    seq = last_seq(sim)
+    predicted = ok(run(sim, "neon_auth", check_mode=True, diff=True, **asked))
+    assert predicted["changed"] is True and changes_since(sim, seq) == []
+    assert predicted["diff"]["before"]["plugins.magic_link"] == {"enabled": False, "expires_in": 5}
+    assert predicted["diff"]["after"]["plugins.magic_link"] == {"enabled": True, "expires_in": 15}
+    assert predicted["diff"]["after"]["email_and_password"] == {"disable_sign_up": True}
+
+    done = ok(run(sim, "neon_auth", diff=True, **asked))
+    assert done["changed"] is True and done["diff"] == predicted["diff"]
+    after = auth(sim, pid, bid, "/plugins")
+    assert after["magic_link"] == {"enabled": True, "expires_in": 15, "disable_sign_up": False}
+    assert after["organization"]["creator_role"] == "admin"
+    assert after["email_and_password"] == dict(before["email_and_password"], disable_sign_up=True)
+    assert after["phone_number"] == before["phone_number"] and after["allow_localhost"] == before["allow_localhost"]
+    assert auth(sim, pid, bid)["name"] == "Shop"
+    assert auth(sim, pid, bid, "/webhooks") == {"enabled": True, "webhook_url": "https://hooks.example.com/auth",
+                                                "enabled_events": ["user.created"], "timeout_seconds": 5}
+    seq = last_seq(sim)
+    assert ok(run(sim, "neon_auth", **asked))["changed"] is False and changes_since(sim, seq) == []
+
+
+def test_the_email_providers_password_is_write_only_and_never_shown(sim):
+    pid, bid = project_and_branch(sim)
+    smtp = {"type": "standard", "host": "smtp.example.com", "port": 587, "username": "mailer",
+            "password": SMTP_PASSWORD, "sender_email": "auth@example.com", "sender_name": "Shop"}
+    made = run(sim, "neon_auth", project_id=pid, email_provider=smtp, diff=True)
+    assert ok(made)["changed"] is True and SMTP_PASSWORD not in made.text()
+    assert auth(sim, pid, bid, "/email_provider")["password"] == SMTP_PASSWORD  # sent
+    seq = last_seq(sim)
+    again = run(sim, "neon_auth", project_id=pid, email_provider=dict(smtp, password="another-one"))
+    assert ok(again)["changed"] is False and changes_since(sim, seq) == []  # a password alone is not compared
+    always = run(sim, "neon_auth", project_id=pid, email_provider=dict(smtp, password="another-one"),
+                 update_password="always", diff=True)
+    assert ok(always)["changed"] is True and "another-one" not in always.text()
+    assert ok(always)["diff"]["after"]["email_provider"]["password_sent"] is True
+    info = run(sim, "neon_auth_info", project_id=pid)
+    assert ok(info)["settings"]["email_provider"]["has_password"] is True and "another-one" not in info.text()
+
+
+def test_trusted_domains_are_an_exact_list_only_when_asked(sim):
+    pid, bid = project_and_branch(sim)
+    ok(run(sim, "neon_auth", project_id=pid, trusted_domains=["https://a.example.com", "https://b.example.com"]))
+    ok(run(sim, "neon_auth", project_id=pid, trusted_domains=["https://c.example.com"]))
+    listed = [item["domain"] for item in auth(sim, pid, bid, "/domains")["domains"]]
+    assert listed == ["https://a.example.com", "https://b.example.com", "https://c.example.com"]
+    exact = ok(run(sim, "neon_auth", project_id=pid, trusted_domains=["https://c.example.com"],
+                   purge_trusted_domains=True, diff=True))
+    assert exact["diff"]["after"]["trusted_domains"] == ["https://c.example.com"]
+    assert [item["domain"] for item in auth(sim, pid, bid, "/domains")["domains"]] == ["https://c.example.com"]
+
+
+def test_bad_input_is_refused_before_any_request(sim):
+    pid, _bid = project_and_branch(sim)
+    cases = [
+        (dict(trusted_domains=["pr-42.example.com"]), "is not a URL"),
+        (dict(plugins={"magic_link": {"expires_in": 2}}), "plugins.magic_link.expires_in must be from 5 to 1440"),
+        (dict(plugins={"phone_number": {"otp_expires_in": "soon"}}), "otp_expires_in"),
+        (dict(webhooks={"url": "http://hooks.example.com"}), "webhooks.url must be an https URL"),
+        (dict(email_provider={"type": "standard", "host": "smtp.example.com"}), "needs port, username, password"),
+    ]
+    for options, message in cases:
+        seq = last_seq(sim)
+        result = failed(run(sim, "neon_auth", project_id=pid, **options))
+        assert message in result["msg"], result["msg"]
+        assert sim.requests(since=seq) == [], options
+
+
+def test_disabling_is_said_in_the_diff_and_a_4xx_is_named(sim):
+    pid, bid = project_and_branch(sim)
+    ok(run(sim, "neon_auth", project_id=pid, auth_provider="stack"))
+    refused = failed(run(sim, "neon_auth", project_id=pid, auth_provider="better_auth"))
+    assert "uses the provider stack" in refused["msg"]
+    gone = ok(run(sim, "neon_auth", project_id=pid, state="absent", delete_data=True, diff=True))
+    assert gone["changed"] is True and gone["enabled"] is False
+    assert "neon_auth schema with its users" in gone["diff"]["after"]["note"]
+    assert ok(run(sim, "neon_auth", project_id=pid, state="absent"))["changed"] is False
+    answer = requests.get(sim.url + "/projects/%s/branches/%s/auth" % (pid, bid), headers=sim.headers, timeout=10)
+    assert answer.status_code == 404
+    denied = failed(run(sim, "neon_auth", project_id=pid, database="nope"))
+    assert "HTTP 404" in denied["msg"] and "database nope not found" in denied["msg"], denied["msg"]
+    assert denied["msg"].startswith("Enabling Neon Auth of branch 'main' (%s) failed: POST /projects/%s/" % (bid, pid))
+    assert "Nothing was changed" in denied["msg"] and denied["enabled"] is False
