@@ -22,8 +22,8 @@ import neon_reliability as rel
 from neon_reliability import failed, last_seq, ok
 from test_provisioning_modules import changes_since, new_project, run
 
-SMTP_PASSWORD = "smtp-pass-" + "7f3a9c2e1b"
-CLIENT_SECRET = "gh-secret-" + "c0ffee1234"
+SMTP_PASSWORD = "Tq7hW2nX" + "9d4e1b6a"
+CLIENT_SECRET = "Zq8vK3mY" + "c0ffee12"
 
 
 def project_and_branch(sim):
@@ -152,3 +152,48 @@ def test_disabling_is_said_in_the_diff_and_a_4xx_is_named(sim):
     assert "HTTP 404" in denied["msg"] and "database nope not found" in denied["msg"], denied["msg"]
     assert denied["msg"].startswith("Enabling Neon Auth of branch 'main' (%s) failed: POST /projects/%s/" % (bid, pid))
     assert "Nothing was changed" in denied["msg"] and denied["enabled"] is False
+
+
+# ---------------------------------------------------------------------------------------------- neon_auth_oauth_provider
+
+def test_an_oauth_providers_secret_is_sent_when_needed_and_never_shown(sim):
+    pid, bid = project_and_branch(sim)
+    refused = failed(run(sim, "neon_auth_oauth_provider", project_id=pid, provider="github"))
+    assert "Neon Auth is not enabled on branch" in refused["msg"]
+    ok(run(sim, "neon_auth", project_id=pid))
+    asked = dict(project_id=pid, provider="github", client_id="Iv1.abc", client_secret=CLIENT_SECRET)
+    predicted = run(sim, "neon_auth_oauth_provider", check_mode=True, diff=True, **asked)
+    assert ok(predicted)["diff"]["after"]["client_secret_sent"] is True and CLIENT_SECRET not in predicted.text()
+    made = run(sim, "neon_auth_oauth_provider", diff=True, **asked)
+    assert ok(made)["changed"] is True and CLIENT_SECRET not in made.text()
+    assert ok(made)["oauth_provider"] == {"id": "github", "type": "standard", "client_id": "Iv1.abc",
+                                          "has_client_secret": True}
+    listed = {item["id"]: item for item in auth(sim, pid, bid, "/oauth_providers")["providers"]}
+    assert listed["github"]["client_secret"] == CLIENT_SECRET
+
+    seq = last_seq(sim)
+    again = run(sim, "neon_auth_oauth_provider", **dict(asked, client_secret="rotated-elsewhere"))
+    assert ok(again)["changed"] is False and changes_since(sim, seq) == [] and CLIENT_SECRET not in again.text()
+    rotated = run(sim, "neon_auth_oauth_provider", update_secret="always", **dict(asked, client_secret="rotated-9"))
+    assert ok(rotated)["changed"] is True and "rotated-9" not in rotated.text()
+    assert {item["id"]: item for item in auth(sim, pid, bid, "/oauth_providers")["providers"]}["github"][
+        "client_secret"] == "rotated-9"
+    info = run(sim, "neon_auth_info", project_id=pid)
+    assert "rotated-9" not in info.text()
+
+    gone = ok(run(sim, "neon_auth_oauth_provider", project_id=pid, provider="github", state="absent", diff=True))
+    assert gone["changed"] is True and gone["diff"]["after"] is None
+    assert "github" not in [item["id"] for item in auth(sim, pid, bid, "/oauth_providers")["providers"]]
+    assert ok(run(sim, "neon_auth_oauth_provider", project_id=pid, provider="github", state="absent"))["changed"] \
+        is False
+
+
+def test_an_unknown_provider_or_half_a_credential_is_refused_before_any_request(sim):
+    pid, _bid = project_and_branch(sim)
+    for options, message in [(dict(provider="yahoo"), "value of provider must be one of"),
+                             (dict(provider="github", client_id="x"), "give client_id and client_secret together"),
+                             (dict(provider="google", microsoft_tenant_id="t"), "only for the microsoft provider")]:
+        seq = last_seq(sim)
+        result = failed(run(sim, "neon_auth_oauth_provider", project_id=pid, **options))
+        assert message in result["msg"], result["msg"]
+        assert sim.requests(since=seq) == [], options
