@@ -197,3 +197,88 @@ def test_an_unknown_provider_or_half_a_credential_is_refused_before_any_request(
         result = failed(run(sim, "neon_auth_oauth_provider", project_id=pid, **options))
         assert message in result["msg"], result["msg"]
         assert sim.requests(since=seq) == [], options
+
+
+# ---------------------------------------------------------------------------------------------- neon_auth_user
+
+def users(sim, pid, bid):
+    answer = requests.get("%s/projects/%s/branches/%s/auth/users" % (sim.control_url, pid, bid), timeout=10)
+    answer.raise_for_status()
+    return answer.json()["users"]
+
+
+def test_a_user_is_created_once_given_roles_and_deleted(sim):
+    pid, bid = project_and_branch(sim)
+    ok(run(sim, "neon_auth", project_id=pid))
+    made = ok(run(sim, "neon_auth_user", project_id=pid, email="qa@example.com", name="QA", roles=["admin"],
+                  diff=True))
+    assert made["changed"] is True and made["roles"] == ["admin"] and made["diff"]["before"] is None
+    assert [(user["id"], user["email"], user["roles"]) for user in users(sim, pid, bid)] == \
+        [(made["user_id"], "qa@example.com", ["admin"])]
+    seq = last_seq(sim)
+    again = run(sim, "neon_auth_user", project_id=pid, email="qa@example.com", name="QA", roles=["admin"])
+    assert ok(again)["changed"] is False and "roles were not compared" in again.text()
+    assert [method for method, _path in changes_since(sim, seq)] == ["POST"]  # refused: in use
+    assert len(users(sim, pid, bid)) == 1
+
+    gone = ok(run(sim, "neon_auth_user", project_id=pid, id=made["user_id"], state="absent", diff=True))
+    assert gone["changed"] is True and gone["diff"]["after"] is None and users(sim, pid, bid) == []
+    assert ok(run(sim, "neon_auth_user", project_id=pid, id=made["user_id"], state="absent"))["changed"] is False
+
+
+def test_a_users_bad_input_is_refused_before_any_request(sim):
+    pid, _bid = project_and_branch(sim)
+    for options, message in [(dict(email="not-an-email"), "email must be an email address"),
+                             (dict(email="qa@example.com", state="absent"), "needs the user's id"),
+                             (dict(email="qa@example.com", roles=[]), "roles must name at least one role")]:
+        seq = last_seq(sim)
+        result = failed(run(sim, "neon_auth_user", project_id=pid, **options))
+        assert message in result["msg"], result["msg"]
+        assert sim.requests(since=seq) == [], options
+
+
+# ---------------------------------------------------------------------------------------------- data_api and jwks
+
+def test_the_data_api_is_created_updated_refreshed_and_removed(sim):
+    pid, bid = project_and_branch(sim)
+    refused = failed(run(sim, "data_api", project_id=pid, database="neondb"))
+    assert "HTTP 400" in refused["msg"] and "Neon Auth is not enabled" in refused["msg"]
+    ok(run(sim, "neon_auth", project_id=pid))
+    asked = dict(project_id=pid, database="neondb", settings={"db_schemas": ["public", "api"], "db_max_rows": 500})
+    predicted = ok(run(sim, "data_api", check_mode=True, diff=True, **asked))
+    assert predicted["changed"] is True and predicted["diff"]["before"] is None
+    made = ok(run(sim, "data_api", **asked))
+    assert made["changed"] is True and made["data_api"]["url"].endswith("/neondb/rest/v1")
+    assert made["data_api"]["settings"]["db_schemas"] == ["public", "api"]
+    seq = last_seq(sim)
+    assert ok(run(sim, "data_api", **asked))["changed"] is False and changes_since(sim, seq) == []
+
+    changed = ok(run(sim, "data_api", diff=True, **dict(asked, settings={"db_max_rows": 100})))
+    assert changed["diff"]["before"]["settings"] == {"db_max_rows": 500}
+    assert changed["diff"]["after"]["settings"] == {"db_max_rows": 100}
+    assert sim.state.data_api.schema_cache_refreshes(pid, bid, "neondb") == 1
+    refreshed = ok(run(sim, "data_api", project_id=pid, database="neondb", refresh_schema_cache=True))
+    assert refreshed["changed"] is True and sim.state.data_api.schema_cache_refreshes(pid, bid, "neondb") == 2
+
+    gone = ok(run(sim, "data_api", project_id=pid, database="neondb", state="absent", diff=True))
+    assert gone["changed"] is True and gone["data_api"] is None and gone["diff"]["after"] is None
+    assert ok(run(sim, "data_api", project_id=pid, database="neondb", state="absent"))["changed"] is False
+
+
+def test_a_jwks_url_is_added_for_a_branch_refused_when_it_differs_and_removed(sim):
+    pid, bid = project_and_branch(sim)
+    url = "https://clerk.example.com/.well-known/jwks.json"
+    seq = last_seq(sim)
+    bad = failed(run(sim, "jwks", project_id=pid, jwks_url="clerk.example.com", provider_name="Clerk"))
+    assert "jwks_url must be an https URL" in bad["msg"] and sim.requests(since=seq) == []
+    added = ok(run(sim, "jwks", project_id=pid, branch="main", jwks_url=url, provider_name="Clerk", jwt_audience="shop"))
+    assert added["changed"] is True and added["jwks"]["branch_id"] == bid
+    seq = last_seq(sim)
+    assert ok(run(sim, "jwks", project_id=pid, branch="main", jwks_url=url, provider_name="Clerk"))["changed"] is False
+    assert changes_since(sim, seq) == []
+    differs = failed(run(sim, "jwks", project_id=pid, branch="main", jwks_url=url, provider_name="Auth0"))
+    assert "cannot change a JWKS URL" in differs["msg"]
+    assert ok(run(sim, "jwks", project_id=pid, jwks_url=url, provider_name="Clerk"))["changed"] is True  # all branches
+    gone = ok(run(sim, "jwks", project_id=pid, branch="main", jwks_url=url, state="absent"))
+    assert gone["changed"] is True
+    assert [item.get("branch_id") for item in rel.api(sim, "GET", "/projects/%s/jwks" % pid)["jwks"]] == [None]
