@@ -47,7 +47,7 @@ options:
   auth_provider:
     description:
       - The provider Neon Auth runs on, when the task enables it (without it, V(better_auth)). The service cannot
-        change it later: given, a branch that has another is refused.
+        change it later; given, a branch that has another is refused.
     type: str
     choices: [better_auth, stack, mock]
   database:
