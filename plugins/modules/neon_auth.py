@@ -255,10 +255,10 @@ EXAMPLES = r"""
         enabled: true
         expires_in: 15
 
-- name: The pull request closed - disable Neon Auth, its users deleted with it
+- name: Pull request 41 closed - disable its Neon Auth, its users deleted with it
   neon.cloud.neon_auth:
     project_id: bold-glade-61830452
-    branch: pr-42
+    branch: pr-41
     state: absent
     delete_data: true
 """

@@ -38,6 +38,7 @@ import textwrap
 import time
 
 import pytest
+import requests
 import yaml
 
 from ecosystem_support import (CREDENTIAL_TYPE_FILE, FAKE_AWX_RECORD_ENV, fake_awx_calls, fake_awx_collection,
@@ -749,6 +750,64 @@ def org_projects(scene):
     return [project["id"] for project in scene.api("/projects?limit=400&org_id=" + scene.sim.org_id)["projects"]]
 
 
+def _auth_api(scene, method, path, body=None):
+    answer = requests.request(method, scene.sim.url + path, headers=scene.sim.headers, json=body, timeout=10)
+    return answer.status_code, (answer.json() if answer.content else None)
+
+
+def _branch_id(scene, project_id, name):
+    return branch_named(scene, project_id, name)["id"]
+
+
+def preview_branches_with_neon_auth(scene):
+    """The organization's project with the branches the examples name (pr-41, pr-42), Neon Auth on them and main."""
+    for name in ("pr-41", "pr-42"):
+        status, _answer = _auth_api(scene, "POST", "/projects/%s/branches" % ORG_PROJECT, {"branch": {"name": name}})
+        assert status == 201, status
+    scene.sim.advance_clock(30)
+    for name in ("main", "pr-41", "pr-42"):
+        status, _answer = _auth_api(scene, "POST", "/projects/%s/branches/%s/auth" % (
+            ORG_PROJECT, _branch_id(scene, ORG_PROJECT, name)), {"auth_provider": "better_auth"})
+        assert status == 201, status
+
+
+def check_backend_examples(scene):
+    """pr-42 trusts its preview URL, has its GitHub client, its Data API and a JWKS URL; pr-41 has no Neon Auth;
+    main's magic links last 15 minutes and its only trusted domain is the shop's."""
+    pr42 = "/projects/%s/branches/%s" % (ORG_PROJECT, _branch_id(scene, ORG_PROJECT, "pr-42"))
+    assert _auth_api(scene, "GET", pr42 + "/auth/domains")[1]["domains"][0]["domain"] == \
+        "https://pr-42.preview.example.com"
+    providers = {item["id"]: item for item in _auth_api(scene, "GET", pr42 + "/auth/oauth_providers")[1]["providers"]}
+    assert providers["github"]["type"] == "standard"
+    assert _auth_api(scene, "GET", pr42 + "/data-api/neondb")[1]["settings"]["db_schemas"] == ["public", "api"]
+    assert [item["provider_name"] for item in _auth_api(scene, "GET", "/projects/%s/jwks" % ORG_PROJECT)[1]["jwks"]] \
+        == ["Clerk"]
+    pr41 = "/projects/%s/branches/%s" % (ORG_PROJECT, _branch_id(scene, ORG_PROJECT, "pr-41"))
+    assert _auth_api(scene, "GET", pr41 + "/auth")[0] == 404
+    main = "/projects/%s/branches/%s" % (ORG_PROJECT, _branch_id(scene, ORG_PROJECT, "main"))
+    assert _auth_api(scene, "GET", main + "/auth/plugins")[1]["magic_link"]["expires_in"] == 15
+    assert [item["domain"] for item in _auth_api(scene, "GET", main + "/auth/domains")[1]["domains"]] == \
+        ["https://shop.example.com"]
+
+
+def check_app_backend(scene):
+    """Production's Neon Auth in the shop database with the app's domain, its keys kept in a file; the preview's
+    branch with its own sign-in, GitHub client, QA user and Data API."""
+    (project,) = [item for item in scene.api("/projects?limit=400")["projects"] if item["name"] == "shop"]
+    main = "/projects/%s/branches/%s" % (project["id"], _branch_id(scene, project["id"], "main"))
+    assert _auth_api(scene, "GET", main + "/auth")[1]["db_name"] == "shop"
+    assert _auth_api(scene, "GET", main + "/auth/email_provider")[1]["host"] == "smtp.example.com"
+    assert json.loads((scene.dir / "shop-auth-keys.json").read_text())["secret"].startswith("ssk_")
+    assert _auth_api(scene, "GET", main + "/data-api/shop")[0] == 200
+    preview = "/projects/%s/branches/%s" % (project["id"], _branch_id(scene, project["id"], "pr-12"))
+    assert [item["domain"] for item in _auth_api(scene, "GET", preview + "/auth/domains")[1]["domains"]] == \
+        ["https://pr-12.preview.example.com"]
+    assert _auth_api(scene, "GET", preview + "/data-api/neondb")[0] == 200
+    users = requests.get("%s/projects/%s/branches/%s/auth/users" % (
+        scene.sim.control_url, project["id"], _branch_id(scene, project["id"], "pr-12")), timeout=10).json()["users"]
+    assert [(user["email"], user["roles"]) for user in users] == [("qa@example.com", ["admin"])]
+
+
 def check_baseline_inventory(scene, inventory):
     """The organization's projects only."""
     assert sorted(inventory["_meta"]["hostvars"]) == sorted(org_projects(scene))
@@ -922,6 +981,8 @@ def check_recovery_page(scene):
 
 WRITES_ETC = "it writes a secret below /etc on the controller; in check mode the key is not created, so nothing is written"
 PR_GUIDE = "branch-per-pull-request.rst: A database branch for the pull request"
+# The EXAMPLES of the modules of an app's backend: one run on the organization's project, its preview branches made
+BACKEND_RUN = "EXAMPLES of data_api, jwks, neon_auth, neon_auth_info, neon_auth_oauth_provider, neon_auth_user"
 ORDERS = "application-database.rst: The orders service's database"
 LIVE_URL = "https://console.neon.tech/api/v2"
 # Pages whose plays only read, wait, or change what no other of them reads: one ansible-playbook run.
@@ -959,6 +1020,14 @@ BLOCKS = {
     "awx.rst: injectors:": Checked(check_injectors, "an excerpt of extensions/awx/credential_type.yml"),
     "awx.rst: Register the Neon API credential type in AWX": Covered(
         "test_awx_credential_type.py", "runs it as copied, three ways, against stand-ins of the awx.awx modules"),
+    # app-backend.rst: production, then a preview opened, in one run
+    "app-backend.rst: Production's sign-in and REST API": Run(
+        group="app backend", secret_vars={"vault_smtp_password": "Smtp-9d4e1b6a", "vault_github_client_secret": "Gh-7f3a9c2e"},
+        why="the vaulted secrets it names"),
+    "app-backend.rst: A preview environment's backend": Run(
+        group="app backend", play_vars={"pr_number": 12, "pr_event": "opened"},
+        secret_vars={"vault_preview_github_client_secret": "Gh-preview-1b6a"},
+        why="what the pipeline passes (the pull request opened) and the vaulted secret it names"),
     # branch-per-pull-request.rst
     PR_GUIDE: Run(group="pull request", files={"app/manage.py": migrate_stub},
                   why="the application's migration command: a stand-in that records where DATABASE_URL leads"),
@@ -1044,6 +1113,13 @@ BLOCKS = {
         group=READERS_RUN, secret_vars={"job_credential_key": organization_key}, play_env={"NEON_API_KEY": "{{ job_credential_key }}"},
         why="the job's credential: an organization key, as the examples assert"),
     "branch.py EXAMPLES": Run(),
+    "data_api.py EXAMPLES": Run(group=BACKEND_RUN),
+    "jwks.py EXAMPLES": Run(group=BACKEND_RUN),
+    "neon_auth.py EXAMPLES": Run(group=BACKEND_RUN),
+    "neon_auth_info.py EXAMPLES": Run(group=BACKEND_RUN),
+    "neon_auth_oauth_provider.py EXAMPLES": Run(
+        group=BACKEND_RUN, secret_vars={"vault_preview_github_secret": "Gh-example-2c1e"}, why="the vaulted secret it names"),
+    "neon_auth_user.py EXAMPLES": Run(group=BACKEND_RUN),
     "branch_info.py EXAMPLES": Run(group=READERS_RUN),
     "branch_restore.py EXAMPLES": Run(),
     "branch_schema_info.py EXAMPLES": Run(group=READERS_RUN),
@@ -1095,6 +1171,8 @@ GROUPS = {
     "fault injection": Group(own_test="test_the_fault_injection_example_runs_twice_against_one_simulator"),
     "recovery-runbooks.rst": Group(check=check_recovery_page),
     "branch.py EXAMPLES": Group(check=check_branch_examples),
+    BACKEND_RUN: Group(setup=preview_branches_with_neon_auth, check=check_backend_examples),
+    "app backend": Group(check=check_app_backend),
     "connection_info.py EXAMPLES": Group(check=check_connection_examples),
     "database.py EXAMPLES": Group(check=check_database_examples),
     "endpoint.py EXAMPLES": Group(check=check_endpoint_examples),
@@ -1218,6 +1296,11 @@ def test_the_pull_request_guide_on_each_event_of_a_pull_request(simulator, colle
     (compute,) = scene.api("/projects/%s/branches/%s/endpoints" % (project["id"], branch["id"]))["endpoints"]
     (migrated,) = migrations(scene)
     assert migrated["argv"] == ["migrate"] and migrated["cwd"] == str(scene.dir / "app")
+    preview = "/projects/%s/branches/%s" % (project["id"], branch["id"])
+    assert [item["domain"] for item in scene.api(preview + "/auth/domains")["domains"]] == \
+        ["https://pr-7.preview.example.com"]
+    assert "github" in [item["id"] for item in scene.api(preview + "/auth/oauth_providers")["providers"]]
+    assert scene.api(preview + "/data-api/shop")["status"] == "ready"
     assert (migrated["user"], migrated["database"], migrated["password"]) == ("shop_owner", "shop", True)
     assert migrated["host"] == compute["host"].replace(compute["id"], compute["id"] + "-pooler", 1)
 
@@ -1236,7 +1319,8 @@ def test_the_pull_request_guide_on_each_event_of_a_pull_request(simulator, colle
         "/api/v2/projects/%s/branches/%s/restore" % (project["id"], branch["id"])]
     assert branch_named(scene, project["id"], "pr-7")["id"] == branch["id"]
 
-    event("closed")
+    closed = [(entry["method"], entry["path"]) for entry in event("closed") if entry["method"] == "DELETE"]
+    assert closed[:2] == [("DELETE", "/api/v2" + preview + "/data-api/shop"), ("DELETE", "/api/v2" + preview + "/auth")]
     assert branch_named(scene, project["id"], "pr-7") is None
     assert len(migrations(scene)) == 3 + attempt, "the migrations ran on close"
 
