@@ -328,7 +328,7 @@ def main():
             allow_localhost=dict(type="bool"),
             trusted_domains=dict(type="list", elements="str"),
             purge_trusted_domains=dict(type="bool", default=False),
-            email_and_password=dict(type="dict", options=dict(
+            email_and_password=dict(type="dict", no_log=False, options=dict(
                 enabled=dict(type="bool"),
                 email_verification_method=dict(type="str", choices=["link", "otp"]),
                 require_email_verification=dict(type="bool"),

@@ -16,8 +16,8 @@ description:
     base URL), its trusted domains, its settings (email and password, email provider, plugins, OAuth providers,
     localhost) and its webhooks - what a playbook needs to configure the app that signs in through it.
   - No secret is returned - not an OAuth client secret, not the email provider's password
-    (RV(settings.oauth_providers[].has_client_secret) and RV(settings.email_provider.has_password) say whether one is
-    set). The integration's keys are answered only once, when it is enabled - see M(neon.cloud.neon_auth).
+    (C(has_client_secret) of each OAuth provider and C(has_password) of the email provider in RV(settings) say
+    whether one is set). The integration's keys are answered only once, when it is enabled - see M(neon.cloud.neon_auth).
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
