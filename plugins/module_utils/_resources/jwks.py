@@ -52,8 +52,7 @@ def jwks_plan(items, url, branch_id, params):
     if differs:
         return "refuse", current, (
             "the JWKS URL %s is there with %s; the API cannot change a JWKS URL: remove it (state=absent) and add it "
-            "again" % (url, ", ".join("%s %r, not %r as asked" % (name, current.get(name), params[name])
-                                       for name in differs)))
+            "again" % (url, ", ".join("%s %r, not %r as asked" % (name, current.get(name), params[name]) for name in differs)))
     return "none", current, None
 
 

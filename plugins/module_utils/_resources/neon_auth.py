@@ -137,8 +137,7 @@ def _email_provider_change(current, wanted, update_password):
     kind = wanted.get("type")
     compared = dict((name, value) for name, value in wanted.items())
     if kind == "shared":
-        compared = dict((name, value) for name, value in compared.items() if name in ("type", "sender_email",
-                                                                                          "sender_name"))
+        compared = dict((name, value) for name, value in compared.items() if name in ("type", "sender_email", "sender_name"))
     changes = differing(current or {}, compared)
     if not changes and not (password is not None and update_password == "always"):
         return None
@@ -325,8 +324,7 @@ class NeonAuthTask(Writer):
         current = {"integration": integration, "name": integration.get("name")}
         bid = self.branch["id"]
         params = self.params
-        if any(params.get(name) is not None for name in ("allow_localhost", "email_and_password", "email_provider",
-                                                          "plugins")):
+        if any(params.get(name) is not None for name in ("allow_localhost", "email_and_password", "email_provider", "plugins")):
             current["plugins"] = get_object(self.client, self.project_id, bid, "plugins")
             shown_plugins(current["plugins"], self.client)  # its secrets kept out of every message
         if params.get("webhooks") is not None:

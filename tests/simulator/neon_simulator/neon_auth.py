@@ -108,8 +108,7 @@ def read_fields(body, fields, required=()):
             continue
         value = body[name]
         if isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
-            raise InvalidRequest("%s: must be %s" % (name, {bool: "true or false", int: "an integer",
-                                                             str: "a string"}[kind]))
+            raise InvalidRequest("%s: must be %s" % (name, {bool: "true or false", int: "an integer", str: "a string"}[kind]))
         if kind is int and limits is not None and not limits[0] <= value <= limits[1]:
             raise InvalidRequest("%s: must be from %d to %d" % (name, limits[0], limits[1]))
         if kind is str and limits is not None and value not in limits:

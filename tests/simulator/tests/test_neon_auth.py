@@ -105,14 +105,14 @@ def test_every_branch_scoped_neon_auth_operation_answers_as_documented(sim):
     shown = op(sim, "GET", B + "/auth", 200, branch)
     assert shown["db_name"] == "neondb" and "secret_server_key" not in json.dumps(shown)
 
-    assert op(sim, "POST", B + "/auth/domains", 201, branch, {"domain": "https://pr-7.example.com",
-                                                               "auth_provider": "better_auth"}) is None
+    added = {"domain": "https://pr-7.example.com", "auth_provider": "better_auth"}
+    assert op(sim, "POST", B + "/auth/domains", 201, branch, added) is None
     refused(call(sim, "POST", "/projects/%s/branches/%s/auth/domains" % (DEMO, branch),
                  json={"domain": "pr-7.example.com", "auth_provider": "better_auth"}), 400, "must be a URL")
     assert op(sim, "GET", B + "/auth/domains", 200, branch)["domains"] == [
         {"domain": "https://pr-7.example.com", "auth_provider": "better_auth"}]
-    assert op(sim, "DELETE", B + "/auth/domains", 200, branch, {"auth_provider": "better_auth",
-                                                                 "domains": [{"domain": "https://pr-7.example.com"}]}) is None
+    gone = {"auth_provider": "better_auth", "domains": [{"domain": "https://pr-7.example.com"}]}
+    assert op(sim, "DELETE", B + "/auth/domains", 200, branch, gone) is None
     assert op(sim, "GET", B + "/auth/domains", 200, branch)["domains"] == []
 
     providers = op(sim, "GET", B + "/auth/oauth_providers", 200, branch)["providers"]
