@@ -172,9 +172,13 @@ def test_an_oauth_providers_secret_is_sent_when_needed_and_never_shown(sim):
     assert listed["github"]["client_secret"] == CLIENT_SECRET
 
     seq = last_seq(sim)
-    again = run(sim, "neon_auth_oauth_provider", **dict(asked, client_secret="rotated-elsewhere"))
+    rotated_elsewhere = dict(asked)
+    rotated_elsewhere["client_secret"] = "rotated-elsewhere"
+    again = run(sim, "neon_auth_oauth_provider", **rotated_elsewhere)
     assert ok(again)["changed"] is False and changes_since(sim, seq) == [] and CLIENT_SECRET not in again.text()
-    rotated = run(sim, "neon_auth_oauth_provider", update_secret="always", **dict(asked, client_secret="rotated-9"))
+    always = dict(asked, update_secret="always")
+    always["client_secret"] = "rotated-9"
+    rotated = run(sim, "neon_auth_oauth_provider", **always)
     assert ok(rotated)["changed"] is True and "rotated-9" not in rotated.text()
     assert {item["id"]: item for item in auth(sim, pid, bid, "/oauth_providers")["providers"]}["github"][
         "client_secret"] == "rotated-9"
@@ -253,7 +257,9 @@ def test_the_data_api_is_created_updated_refreshed_and_removed(sim):
     seq = last_seq(sim)
     assert ok(run(sim, "data_api", **asked))["changed"] is False and changes_since(sim, seq) == []
 
-    changed = ok(run(sim, "data_api", diff=True, **dict(asked, settings={"db_max_rows": 100})))
+    fewer_rows = dict(asked)
+    fewer_rows["settings"] = {"db_max_rows": 100}
+    changed = ok(run(sim, "data_api", diff=True, **fewer_rows))
     assert changed["diff"]["before"]["settings"] == {"db_max_rows": 500}
     assert changed["diff"]["after"]["settings"] == {"db_max_rows": 100}
     assert sim.state.data_api.schema_cache_refreshes(pid, bid, "neondb") == 1

@@ -127,8 +127,8 @@ class BranchAuth:
         self.name = name
         self.created_us = created_us
         self.provider_project_id = ids.seeded_uuid(rng)
-        self.pub_client_key = "pck_" + "".join(rng.choice("0123456789abcdef") for _ in range(48))
-        self.secret_server_key = "ssk_" + "".join(rng.choice("0123456789abcdef") for _ in range(64))
+        self.pub_client_key = "pck_" + "".join(rng.choice("0123456789abcdef") for _position in range(48))
+        self.secret_server_key = "ssk_" + "".join(rng.choice("0123456789abcdef") for _position in range(64))
         self.base_url = "https://%s.neonauth.us-east-2.aws.neon.tech/neondb/auth" % branch.id.replace("br-", "ep-")
         self.jwks_url = self.base_url + "/.well-known/jwks.json"
         self.domains = []
