@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The Data API of a branch's database and a project's JWKS URLs: State's area (neon-v2-openapi-2026-06.json,
+"""The Data API of a branch's database and a project's JWKS URLs: State's area (openapi/neon-api-v2.json, the June 2026 document,
 "the document": createProjectBranchDataAPI, getProjectBranchDataAPI, updateProjectBranchDataAPI,
 deleteProjectBranchDataAPI; getProjectJWKS, addProjectJWKS, deleteProjectJWKS).
 

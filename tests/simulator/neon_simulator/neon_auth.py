@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, neon.cloud collection maintainers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Neon Auth of a branch: State's area for the 28 branch-scoped operations of the June 2026 document
-(neon-v2-openapi-2026-06.json, "the document"; the project-level ones are deprecated there and not served).
+(openapi/neon-api-v2.json, "the document"; the project-level ones are deprecated there and not served).
 
 The area's object (state.neon_auth, given the shared data and helpers of shared.py): every ``api_*`` method takes
 the authenticating key, holds the state's lock and answers JSON-like data; ``reset`` forgets every integration.
