@@ -138,6 +138,15 @@ def json_schema(schema):
             continue
         else:
             out[name] = value
+    mapping = (schema.get("discriminator") or {}).get("mapping")
+    if mapping and "oneOf" in schema:
+        # The discriminator picks the one schema (its property's value names it); without it, a lax schema such as
+        # SharedEmailServer (no required fields) would match every answer beside the right one.
+        named = {ref: name for name, ref in mapping.items()}
+        field = schema["discriminator"]["propertyName"]
+        out["oneOf"] = [{"allOf": [json_schema(item), {"properties": {field: {"enum": [named[item["$ref"]]]}},
+                                                       "required": [field]}]}
+                        if item.get("$ref") in named else json_schema(item) for item in schema["oneOf"]]
     if schema.get("nullable") is True:
         out = {"anyOf": [{"type": "null"}, out]}
     return out
@@ -574,6 +583,44 @@ def _data_api_and_jwks(api, pid, main):
     api.call("DELETE", "/projects/%s/jwks/%s" % (pid, added["jwks"]["id"]))
 
 
+def _neon_auth(api, pid, main):
+    """The 28 branch-scoped Neon Auth operations (neon_auth.py), enabled to disabled; tests/test_neon_auth.py holds
+    their refusals."""
+    base = "/projects/%s/branches/%s/auth" % (pid, main)
+    api.call("POST", base, expect=201, json={"auth_provider": "better_auth"})
+    api.call("GET", base)
+    api.call("POST", base + "/domains", expect=201, json={"domain": "https://pr-7.example.com", "auth_provider": "better_auth"})
+    api.call("GET", base + "/domains")
+    api.call("DELETE", base + "/domains", json={"auth_provider": "better_auth", "domains": [{"domain": "https://pr-7.example.com"}]})
+    api.call("GET", base + "/oauth_providers")
+    api.call("POST", base + "/oauth_providers", json={"id": "microsoft", "client_id": "cid", "client_secret": "s3cret",
+                                                      "microsoft_tenant_id": "t"})
+    api.call("PATCH", base + "/oauth_providers/microsoft", json={"client_id": "cid2"})
+    api.call("DELETE", base + "/oauth_providers/microsoft")
+    user = api.call("POST", base + "/users", expect=201, json={"email": "ada@example.com", "name": "Ada"})
+    api.call("PUT", base + "/users/%s/role" % user["id"], json={"roles": ["admin"]})
+    api.call("DELETE", base + "/users/%s" % user["id"], expect=204)
+    api.call("GET", base + "/email_and_password")
+    api.call("PATCH", base + "/email_and_password", json={"disable_sign_up": True})
+    smtp = {"type": "standard", "host": "smtp.example.com", "port": 587, "username": "u", "password": "p",
+            "sender_email": "auth@example.com", "sender_name": "Shop"}
+    api.call("GET", base + "/email_provider")
+    api.call("PATCH", base + "/email_provider", json=smtp)
+    api.call("GET", base + "/allow_localhost")
+    api.call("PATCH", base + "/allow_localhost", json={"allow_localhost": False})
+    api.call("GET", base + "/plugins")
+    api.call("PATCH", base + "/plugins/organization", json={"creator_role": "admin"})
+    api.call("PATCH", base + "/config", json={"name": "Shop"})
+    api.call("PATCH", base + "/plugins/magic-link", json={"enabled": True})
+    api.call("GET", base + "/plugins/phone-number")
+    api.call("PATCH", base + "/plugins/phone-number", json={"enabled": True})
+    api.call("GET", base + "/webhooks")
+    api.call("PUT", base + "/webhooks", json={"enabled": True, "webhook_url": "https://hooks.example.com/auth",
+                                              "enabled_events": ["user.created"]})
+    api.call("POST", base + "/send_test_email", json=dict(smtp, recipient_email="ops@example.com"))
+    api.call("DELETE", base, json={"delete_data": True})
+
+
 def _probe(api, operation, ids):
     """A request for an operation the scenario did not drive, its path filled with the scenario's ids."""
     path = re.sub(r"\{([a-z_]+)\}", lambda match: ids.get(match.group(1), "x1"), operation.template)
@@ -601,6 +648,7 @@ def answers_fixture(server):
     _snapshots(api, pid, main)
     _consumption(api, pid)
     _data_api_and_jwks(api, pid, main)
+    _neon_auth(api, pid, main)
     ids = {"project_id": pid, "branch_id": main, "database_name": "neondb", "role_name": "neondb_owner",
            "org_id": ORG, "source_org_id": ORG, "region_id": REGION}
     probes = {op.operation_id: _probe(api, op, ids) for op in DOCUMENT.operations()
