@@ -336,7 +336,7 @@ class Endpoint(Resource):
     def preview(self, current, plan):
         """The diff, with the run state the task leaves it in (``current_state``); check mode's result: the compute as
         it would be, one not made yet with no id or host."""
-        before, after, _ = super(Endpoint, self).preview(current, plan)
+        before, after = super(Endpoint, self).preview(current, plan)[:2]
         after["current_state"] = after_state(self.state, current)
         return before, after, {"endpoint": self._predicted(current, plan)}
 

@@ -221,7 +221,7 @@ class Resource:
             if not found.ours:
                 # Another run created it meanwhile: decided again against it, as a rerun would be (never a create).
                 plan = self._decide(current, options)
-                before, after, _ = self.preview(current, plan)
+                before, after = self.preview(current, plan)[:2]
         self.keep(current)
         if plan.action == UPDATE:
             current = self.task.update(self.description, self.item_path(current), self._project_of(current),

@@ -322,7 +322,7 @@ class Snapshot(Resource):
 
     def preview(self, current, plan):
         """The diff; check mode's result: the snapshot as it is, or as it would be taken (its id null)."""
-        before, after, _ = super(Snapshot, self).preview(current, plan)
+        before, after = super(Snapshot, self).preview(current, plan)[:2]
         return before, after, {"snapshot": current if current is not None else dict(plan.body, id=None)}
 
     def settle(self, current, plan):
