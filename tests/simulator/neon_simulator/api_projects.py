@@ -9,6 +9,7 @@ from __future__ import annotations
 from werkzeug.routing import Rule
 
 from .api_organizations import org_id_of
+from .recoverable import flag
 from .web import API_PREFIX, CONTROL_PREFIX, int_arg, json_body, paginated
 
 PROJECT = API_PREFIX + "/projects/<project_id>"
@@ -53,6 +54,9 @@ class ProjectsRoutes:
         org_id = args.get("org_id") or None
         if org_id is not None:
             org_id_of(org_id)
+        if flag(args, "recoverable"):  # the deleted ones still in their recovery window (recoverable.py)
+            projects, cursor = self.state.recoverable.list_projects(key, limit, cursor, search, org_id)
+            return 200, paginated({"projects": projects, "applications": {}, "integrations": {}}, cursor)
         projects, cursor, unavailable = self.state.projects.list_projects(limit, cursor, search, org_id, key)
         return 200, paginated({
             "projects": projects,

@@ -25,6 +25,7 @@ from .api_organizations import OrganizationsRoutes, organizations_rules
 from .api_platform_info import PlatformInfoRoutes, platform_rules
 from .api_projects import ProjectsRoutes, projects_rules
 from .api_provisioning import ProvisioningRoutes, provisioning_rules
+from .api_recoverable import RecoverableRoutes, recoverable_rules
 from .api_recovery import RecoveryRoutes, recovery_rules
 from .api_scene import SceneRoutes
 from .api_sharing import SharingRoutes, sharing_rules
@@ -74,7 +75,8 @@ class DropConnection(ConnectionError):
 
 class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, ProjectsRoutes, OperationsRoutes, ProvisioningRoutes,
                    ComputesRoutes, CatalogRoutes, SharingRoutes, NetworkingRoutes, ConsumptionRoutes, RecoveryRoutes,
-                   SnapshotsRoutes, PlatformInfoRoutes, NeonAuthRoutes, DataApiRoutes):
+                   SnapshotsRoutes, PlatformInfoRoutes, NeonAuthRoutes, DataApiRoutes,
+                   RecoverableRoutes):
     """WSGI callable. ``sleep(seconds)`` is interruptible when the server stops.
 
     ``rate_limiter`` limits every route (off by default); ``org_key_limiter`` limits the creation
@@ -96,7 +98,8 @@ class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, 
         self.api_map = Map(keys_rules() + organizations_rules() + projects_rules() + operations_rules()
                            + provisioning_rules() + computes_rules() + catalog_rules() + sharing_rules()
                            + networking_rules() + consumption_rules() + recovery_rules() + snapshots_rules()
-                           + platform_rules() + neon_auth_rules() + data_api_rules())
+                           + platform_rules() + neon_auth_rules() + data_api_rules()
+                           + recoverable_rules())
         self.control_map = control_map()
 
     # ------------------------------------------------------------------ entry point

@@ -18,6 +18,7 @@ from .api_neon_auth import neon_auth_control_rules
 from .api_networking import networking_control_rules
 from .api_operations import operations_control_rules
 from .api_projects import projects_control_rules
+from .api_recoverable import recoverable_control_rules
 from .api_recovery import recovery_control_rules
 from .api_scene import scene_control_rules
 from .api_sharing import sharing_control_rules
@@ -55,7 +56,7 @@ def control_map():
     ] + keys_control_rules() + scene_control_rules() + projects_control_rules() + operations_control_rules()
         + catalog_control_rules() + sharing_control_rules() + networking_control_rules()
         + consumption_control_rules() + recovery_control_rules() + snapshots_control_rules()
-        + neon_auth_control_rules())
+        + neon_auth_control_rules() + recoverable_control_rules())
 
 
 class ControlRoutes:

@@ -18,6 +18,7 @@ from .clock import iso_seconds
 from .errors import Forbidden, InvalidRequest, NotFound, Unprocessable, with_code
 from .provisioning import BRANCH_NAME_MAX, FORBIDDEN_DATABASES, ROLE_NAME_MAX, compute_settings
 from .records import PERSONAL_KEY, PROJECT_KEY, Branch, Database, Endpoint, Resources, Role, connection_details, new_password
+from .recoverable import keep_project
 from .shared import optional_string, read_boolean, read_integer, read_object, read_string
 
 BULK_PROJECTS_MAX = 20000
@@ -503,6 +504,7 @@ class Projects:
             del self.shared.projects[project.id]
             self.shared.project_order.remove(project)
             self.shared.unavailable.pop(project.id, None)
+            keep_project(self.shared, project, self.shared.now_us())  # recoverable for 7 days (recoverable.py)
             return {"project": detail}
 
     def set_store_passwords(self, project_id, value):

@@ -30,6 +30,7 @@ from .clock import parse_rfc3339
 from .errors import InvalidRequest, with_code
 from .history import LSN_RE, us_of_lsn, lsn_of as _lsn
 from .records import Branch, Endpoint, connection_details
+from .recoverable import deleted_branch_items, flag, keep_branch
 from .shared import read_boolean, read_integer, read_object, read_string
 
 # ---------------------------------------------------------------------- CHOICES (inferred, one place)
@@ -142,12 +143,15 @@ class Provisioning:
         if sort_order not in ("asc", "desc"):
             raise InvalidRequest("sort_order: must be asc or desc")
         limit, cursor, search = args.get("limit"), args.get("cursor") or None, args.get("search") or None
+        include_deleted = flag(args, "include_deleted")
         with self.shared.lock:
             project = self.shared.reachable(key, project_id)
             now_us = self.shared.now_us()
             owner = self.shared.users.get(project.owner_id)
             created_by = {"name": owner.name, "image": owner.image} if owner is not None else None
             items = [b.render(now_us) for b in self.shared.resources(project).branches.values()]
+            if include_deleted:  # with ``recovery`` (recoverable.py)
+                items += deleted_branch_items(self.shared, project, now_us)
             if created_by is not None:
                 items = [dict(item, created_by=dict(created_by)) for item in items]
             if search:
@@ -354,4 +358,5 @@ class Provisioning:
             for endpoint in endpoints:
                 del resources.endpoints[endpoint.id]
             del resources.branches[branch.id]
+            keep_branch(self.shared, project, branch, endpoints, now_us)  # recoverable for 7 days (recoverable.py)
             return {"branch": branch.render(now_us), "operations": self.shared.rendered(ops)}

@@ -126,6 +126,9 @@ class Shared:
         self.real = real
         # project id -> snapshots.SnapshotBook: the snapshots area keeps them, real computes read them
         self.snapshot_books = {}
+        # deleted, kept for recovery (recoverable.py): project id -> (Project, deleted_us); project id -> {branch id: ...}
+        self.deleted_projects = {}
+        self.deleted_branches = {}
 
     def load(self, seeded):
         """The seeded data (seed.build), with the lock held (State.reset, before each area's own reset)."""

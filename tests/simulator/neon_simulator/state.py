@@ -26,6 +26,7 @@ from .organizations import Organizations
 from .platform_info import PlatformInfo
 from .projects import Projects
 from .provisioning import Provisioning
+from .recoverable import Recoverable
 from .recovery import Recovery
 from .scene import Scene
 from .shared import Shared
@@ -58,6 +59,7 @@ class State:
         self.platform_info = PlatformInfo(shared)
         self.neon_auth = NeonAuth(shared)
         self.data_api = DataApi(shared, self.neon_auth)
+        self.recoverable = Recoverable(shared, self.projects._project_detail)  # pylint: disable=protected-access
         self.reset()
 
     @property
@@ -90,7 +92,8 @@ class State:
         with shared.lock:
             shared.load(seeded)
             for area in (self.provisioning, self.sharing, self.networking, self.consumption, self.recovery,
-                         self.snapshots, self.neon_auth, self.data_api):
+                         self.snapshots, self.neon_auth, self.data_api,
+                         self.recoverable):
                 area.reset()
             if shared.real is not None:  # every server and all data go: the seeded projects start empty again
                 shared.real.clear()
