@@ -977,6 +977,31 @@ def check_recovery_page(scene):
     assert branch_named(scene, DEMO_PROJECT, "release-2026-11")["default"]
 
 
+def deleted_by_mistake(scene):
+    """The demo project's staging deleted, and a project shop-production made and deleted: what the runbooks and
+    the recover modules' EXAMPLES bring back."""
+    import requests
+
+    headers = {"Authorization": "Bearer %s" % scene.sim.api_key}
+    staging = branch_named(scene, DEMO_PROJECT, "staging")
+    scene.values["staging"] = staging["id"]
+    requests.delete(scene.sim.url + "/projects/%s/branches/%s" % (DEMO_PROJECT, staging["id"]), headers=headers,
+                    timeout=10).raise_for_status()
+    shop = scene.post("/projects", {"project": {"name": "shop-production"}})["project"]["id"]
+    scene.values["shop"] = shop
+    scene.sim.advance_clock(30)
+    requests.delete(scene.sim.url + "/projects/%s" % shop, headers=headers, timeout=10).raise_for_status()
+    assert branch_named(scene, DEMO_PROJECT, "staging") is None and scene.api("/projects/%s" % shop) is None
+
+
+def check_recovered(scene):
+    """staging is back under its id, ready; shop-production is back; nothing is left to recover."""
+    staging = branch_named(scene, DEMO_PROJECT, "staging")
+    assert staging["id"] == scene.values["staging"] and staging["current_state"] == "ready", staging
+    assert scene.api("/projects/%s" % scene.values["shop"])["project"]["name"] == "shop-production"
+    assert scene.api("/projects?recoverable=true")["projects"] == []
+
+
 # ---------------------------------------------------------------------------------------------- the tables
 
 WRITES_ETC = "it writes a secret below /etc on the controller; in check mode the key is not created, so nothing is written"
@@ -997,6 +1022,8 @@ GOVERNANCE_RUN = ("EXAMPLES of consumption_info, organization_member, organizati
                   "project_vpc_endpoint, vpc_endpoint, vpc_endpoint_info")
 # The EXAMPLES of the snapshot modules: one story of the demo project's snapshots, then a schedule.
 SNAPSHOTS_RUN = "EXAMPLES of snapshot, snapshot_info, snapshot_restore, snapshot_schedule"
+# The runbooks of what was deleted, then the recover modules' EXAMPLES (which find it recovered: a rerun).
+RECOVER_RUN = "recovery: deleted"
 
 BLOCKS = {
     # application-database.rst: one story, in one run
@@ -1053,6 +1080,8 @@ BLOCKS = {
         why="the application's migration command: a stand-in that empties the orders table and fails"),
     "recovery-runbooks.rst: Staging's schema must be production's before the deploy": Run(),
     "recovery-runbooks.rst: Make the release branch the project's default": Run(),
+    "recovery-runbooks.rst: I deleted the wrong branch - bring it back": Run(group=RECOVER_RUN),
+    "recovery-runbooks.rst: I deleted the wrong project - bring it back": Run(group=RECOVER_RUN),
     # execution-environments.rst
     "execution-environments.rst: version: 3": Checked(
         check_execution_environment_meta, "the collection's meta/execution-environment.yml"),
@@ -1122,6 +1151,8 @@ BLOCKS = {
     "neon_auth_user.py EXAMPLES": Run(group=BACKEND_RUN),
     "branch_info.py EXAMPLES": Run(group=READERS_RUN),
     "branch_restore.py EXAMPLES": Run(),
+    "branch_recover.py EXAMPLES": Run(group=RECOVER_RUN),
+    "project_recover.py EXAMPLES": Run(group=RECOVER_RUN),
     "branch_schema_info.py EXAMPLES": Run(group=READERS_RUN),
     "consumption_info.py EXAMPLES": Run(group=GOVERNANCE_RUN),
     "organization_member.py EXAMPLES": Run(group=GOVERNANCE_RUN),
@@ -1170,6 +1201,7 @@ GROUPS = {
     "real computes": Group(setup=psql_on_path, check=check_migrated_branch_gone, postgres=True),
     "fault injection": Group(own_test="test_the_fault_injection_example_runs_twice_against_one_simulator"),
     "recovery-runbooks.rst": Group(check=check_recovery_page),
+    RECOVER_RUN: Group(setup=deleted_by_mistake, check=check_recovered),
     "branch.py EXAMPLES": Group(check=check_branch_examples),
     BACKEND_RUN: Group(setup=preview_branches_with_neon_auth, check=check_backend_examples),
     "app backend": Group(check=check_app_backend),
