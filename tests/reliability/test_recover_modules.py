@@ -199,8 +199,7 @@ def test_the_recovery_is_waited_for_until_what_it_runs_has_ended(sim, collection
     assert result["branch"]["current_state"] == "ready"
 
 
-def test_two_runs_at_once_recovering_one_branch_both_succeed_and_it_is_recovered_once(sim, collection_parent,
-                                                                                        tmp_path):
+def test_two_runs_at_once_recovering_one_branch_both_succeed_and_it_is_recovered_once(sim, collection_parent, tmp_path):
     pid = new_project(sim)["project"]["id"]
     gone = deleted_branch(sim, pid, "staging")
     sim.add_barrier(method="GET", path="/api/v2/projects/%s/branches" % pid, parties=2, timeout=60)
