@@ -143,6 +143,14 @@ recovered_from:
       description: V(user) (deleted by hand) or V(ttl) (deleted by its TTL); another value the service adds is passed through.
       type: str
       sample: user
+operations:
+  description:
+    - Always empty - the service's answer to a recovery names no operations. What the recovery runs on the branch is
+      waited for all the same (read from the project's operations) when O(wait=true).
+  returned: always
+  type: list
+  elements: dict
+  sample: []
 ttl_removed:
   description:
     - Whether the branch had a TTL (or was deleted by it) and is permanent after the recovery (in check mode, would

@@ -117,6 +117,14 @@ recovered_from:
       description: Until when the service keeps it.
       type: str
       sample: "2026-12-04T09:14:02Z"
+operations:
+  description:
+    - Always empty - the service's answer to a recovery names no operations. What the recovery runs on the project is
+      waited for all the same (read from the project's operations) when O(wait=true).
+  returned: always
+  type: list
+  elements: dict
+  sample: []
 ttl_removed:
   description: Always false (a project has no TTL); there for the same result shape as M(neon.cloud.branch_recover).
   returned: always

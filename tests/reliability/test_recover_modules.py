@@ -82,6 +82,7 @@ def test_a_deleted_branch_is_recovered_by_name_ready_with_its_compute_and_a_reru
     assert recovered["branch"]["current_state"] == "ready"  # what the recovery runs was waited for
     assert [endpoint["type"] for endpoint in recovered["endpoints"]] == ["read_write"]
     assert recovered["recovered_from"]["deletion_method"] == "user" and recovered["ttl_removed"] is False
+    assert recovered["operations"] == []  # the answer names none (the document); the wait read them instead
     assert branch_named(sim, pid, "staging")["id"] == gone["id"]
     assert len(endpoints_of(sim, pid, gone["id"])) == 1
     assert [path for method, path in changes_since(sim, seq)] == ["/api/v2/projects/%s/branches/%s/recover" % (

@@ -250,7 +250,7 @@ class _Recovery(Writer):
     """The steps both recoveries share; a subclass reads and sends its own."""
 
     kind = None
-    starts_operations = False  # the service's answer names none; what runs is waited for (settle), not listed
+    # The service's answer names no operations, so ``operations`` stays empty; what runs is waited for (settle).
 
     def decide(self, current):
         live, deleted = current
