@@ -410,6 +410,11 @@ def _projects(api):
     throwaway = api.call("POST", "/projects", expect=201, json={"project": {"name": "throwaway"}})
     api.settle()
     api.call("DELETE", "/projects/%s" % throwaway["project"]["id"])
+    api.call("GET", "/projects?recoverable=true")  # the deleted one, with deleted_at and recoverable_until
+    api.call("POST", "/projects/%s/recover" % throwaway["project"]["id"])
+    api.settle()
+    api.call("POST", "/projects/%s/recover" % throwaway["project"]["id"], expect=409)  # not deleted any more
+    api.call("DELETE", "/projects/%s" % throwaway["project"]["id"])
     grant = api.call("POST", "/projects/%s/permissions" % pid, json={"email": "partner@example.com"})
     api.call("GET", "/projects/%s/permissions" % pid)
     api.call("DELETE", "/projects/%s/permissions/%s" % (pid, grant["id"]))
@@ -462,6 +467,13 @@ def _branches(api, pid, main):
     api.call("DELETE", base + "/branches/%s" % scratch)
     api.settle()
     api.call("DELETE", base + "/branches/%s" % scratch, expect=204)
+    api.call("GET", base + "/branches?include_deleted=true")  # scratch with its recovery
+    api.call("POST", base + "/branches/%s/recover" % scratch)
+    api.settle()
+    api.call("POST", base + "/branches/%s/recover" % scratch, expect=409)  # not deleted any more
+    api.call("POST", base + "/branches/br-never-deleted-000000/recover", expect=404)
+    api.call("DELETE", base + "/branches/%s" % scratch)
+    api.settle()
     return dev
 
 
