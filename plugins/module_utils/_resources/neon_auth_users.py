@@ -111,8 +111,8 @@ class AuthUser(Writer):
         path = auth_path(self.project_id, self.branch["id"], "users")
         user_id = self.params.get("id")
         if "delete" in plan.steps:
-            deleted, _answer = self.delete("%s/%s" % (path, user_id), "Deleting user %s of branch %s" % (user_id, label),
-                                           no_content=True)
+            # a 204 (the document's answer) is empty whatever the call says
+            deleted, _answer = self.delete("%s/%s" % (path, user_id), "Deleting user %s of branch %s" % (user_id, label))
             if deleted:
                 self.task.did("user %s of branch %s was deleted" % (user_id, label))
             self.task.kept["user_id"] = None

@@ -35,6 +35,8 @@ sys.path.insert(0, os.path.dirname(HERE))  # neon_simulator, when run as a scrip
 from neon_simulator.openapi import DOCUMENT_PATHS, Document, document  # noqa: E402  pylint: disable=wrong-import-position
 
 # (method, path template): every request the collection sends, grouped by where the code sends it.
+A = "/projects/{project_id}/branches/{branch_id}/auth"
+DATA_API = "/projects/{project_id}/branches/{branch_id}/data-api/{database_name}"
 SENT = [
     # _account/identity.py, _account/projects.py, _account/consumption.py, _keys/api_keys.py
     ("GET", "/auth"), ("GET", "/users/me/organizations"), ("GET", "/organizations/{org_id}"),
@@ -98,11 +100,30 @@ SENT = [
     ("POST", "/projects/{project_id}/branches/{branch_id}/finalize_restore"),
     ("GET", "/projects/{project_id}/branches/{branch_id}/backup_schedule"),
     ("PUT", "/projects/{project_id}/branches/{branch_id}/backup_schedule"),
+    # _resources/neon_auth.py, neon_auth_oauth.py, neon_auth_users.py
+    ("GET", A), ("POST", A), ("DELETE", A),
+    ("GET", A + "/domains"), ("POST", A + "/domains"), ("DELETE", A + "/domains"),
+    ("PATCH", A + "/config"), ("GET", A + "/allow_localhost"), ("PATCH", A + "/allow_localhost"),
+    ("GET", A + "/email_and_password"), ("PATCH", A + "/email_and_password"),
+    ("GET", A + "/email_provider"), ("PATCH", A + "/email_provider"), ("GET", A + "/plugins"),
+    ("PATCH", A + "/plugins/organization"), ("PATCH", A + "/plugins/magic-link"),
+    ("GET", A + "/plugins/phone-number"), ("PATCH", A + "/plugins/phone-number"),
+    ("GET", A + "/webhooks"), ("PUT", A + "/webhooks"),
+    ("GET", A + "/oauth_providers"), ("POST", A + "/oauth_providers"),
+    ("PATCH", A + "/oauth_providers/{oauth_provider_id}"), ("DELETE", A + "/oauth_providers/{oauth_provider_id}"),
+    ("POST", A + "/users"), ("PUT", A + "/users/{auth_user_id}/role"), ("DELETE", A + "/users/{auth_user_id}"),
+    # _resources/data_api.py, jwks.py
+    ("GET", DATA_API), ("POST", DATA_API), ("PATCH", DATA_API), ("DELETE", DATA_API),
+    ("GET", "/projects/{project_id}/jwks"), ("POST", "/projects/{project_id}/jwks"),
+    ("DELETE", "/projects/{project_id}/jwks/{jwks_id}"),
+    # _resources/recoveries.py
+    ("POST", "/projects/{project_id}/recover"), ("POST", "/projects/{project_id}/branches/{branch_id}/recover"),
 ]
 
 # Where the collection passes no_content=True, and the file of plugins/module_utils/_resources/ that does: the VPC
 # endpoint assignments (no content in the document), a backup schedule's PUT and a member's removal (the document's
-# EmptyResponse; the API reference says the PUT's answer is empty).
+# EmptyResponse; the API reference says the PUT's answer is empty), and Neon Auth's and the Data API's answers the
+# June 2026 document gives no content.
 NO_CONTENT_SENT_BY = {
     ("POST", "/organizations/{org_id}/vpc/region/{region_id}/vpc_endpoints/{vpc_endpoint_id}"): "vpc_endpoints.py",
     ("DELETE", "/organizations/{org_id}/vpc/region/{region_id}/vpc_endpoints/{vpc_endpoint_id}"): "vpc_endpoints.py",
@@ -110,6 +131,12 @@ NO_CONTENT_SENT_BY = {
     ("DELETE", "/projects/{project_id}/vpc_endpoints/{vpc_endpoint_id}"): "vpc_endpoints.py",
     ("PUT", "/projects/{project_id}/branches/{branch_id}/backup_schedule"): "schedules.py",
     ("DELETE", "/organizations/{org_id}/members/{member_id}"): "members.py",
+    ("DELETE", A): "neon_auth.py",
+    ("POST", A + "/domains"): "neon_auth.py",
+    ("DELETE", A + "/domains"): "neon_auth.py",
+    ("DELETE", A + "/oauth_providers/{oauth_provider_id}"): "neon_auth_oauth.py",
+    ("PATCH", DATA_API): "data_api.py",
+    ("DELETE", DATA_API): "data_api.py",
 }
 NO_CONTENT = set(NO_CONTENT_SENT_BY)
 MODULE_UTILS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "plugins", "module_utils")
