@@ -1,0 +1,15 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""neon.cloud.consumption_info runs in the controller's process when its task runs on the controller, and is shipped
+otherwise: plugins/plugin_utils/in_controller.py. Its documentation is the module's (plugins/modules/consumption_info.py)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.neon.cloud.plugins.plugin_utils.in_controller import InControllerAction
+
+
+class ActionModule(InControllerAction):
+    pass
