@@ -45,8 +45,10 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.transport import H
 
 try:
     from ansible.module_utils.common.json import Direction, get_module_encoder  # ansible-core 2.19 and later
+    from ansible.module_utils import _internal as core_internal
+    from ansible.module_utils._internal import _traceback as core_traceback
 except ImportError:  # ansible-core 2.17 and 2.18
-    Direction = get_module_encoder = None
+    Direction = get_module_encoder = core_internal = core_traceback = None
     from ansible.parsing.ajson import AnsibleJSONEncoder
 try:
     from ansible.vars.clean import remove_internal_keys
@@ -193,6 +195,7 @@ def run_in_process(name, json_args):
     """Run ``plugins/modules/<name>.py``'s main() with ``json_args`` as AnsiballZ would hand them over; return what it
     printed. An exception of the module becomes a failed result naming it (never a traceback, never the API key)."""
     output = io.StringIO()
+    controller_side = _enter_module_side()
     _reset_module_state(json_args)
     try:
         with redirect_stdout(output):
@@ -204,6 +207,7 @@ def run_in_process(name, json_args):
                 output = io.StringIO(json.dumps(unexpected_failure(name, error, json_args)))
     finally:
         _reset_module_state(None)
+        _leave_module_side(controller_side)
     text = output.getvalue()
     if not text.strip():
         return json.dumps(dict(failed=True, msg="neon.cloud.%s ended in the controller without a result" % name))
@@ -224,6 +228,26 @@ def unexpected_failure(name, error, json_args):
     message = scrubber.scrub(one_line(str(error), 300))
     return dict(failed=True, changed=False,
                 msg="neon.cloud.%s failed in the controller: %s: %s" % (name, type(error).__name__, message))
+
+
+def _enter_module_side():
+    """On ansible-core 2.19 and later, module_utils code knows it runs in the controller (``is_controller``): a
+    warning or deprecation is then displayed at once instead of going into the module's result, and tracebacks
+    follow the controller's settings. For the module's run, module_utils act as in a shipped module; what the
+    controller had is returned, for ``_leave_module_side``."""
+    if core_internal is None:
+        return None
+    saved = (core_internal.is_controller, core_traceback._is_traceback_enabled)
+    core_internal.is_controller = False
+    core_traceback._is_traceback_enabled = core_traceback._is_module_traceback_enabled
+    core_traceback._module_tracebacks_enabled_events = None  # read again from this run's _ansible_tracebacks_for
+    return saved
+
+
+def _leave_module_side(saved):
+    if saved is not None:
+        core_internal.is_controller, core_traceback._is_traceback_enabled = saved
+        core_traceback._module_tracebacks_enabled_events = None
 
 
 def _reset_module_state(json_args):
