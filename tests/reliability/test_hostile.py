@@ -25,7 +25,7 @@ import time
 import pytest
 
 import neon_reliability as rel
-from neon_testing import ansible_env, localhost_inventory, tool
+from neon_testing import MODULE_WAYS, ansible_env, localhost_inventory, ran_as, tool, way_args
 from hostile_server import CertificateAuthority, ForwardProxy, HostileServer, Reply, gzip_bomb, json_reply
 
 KEY = "hostile" + "k3y9" * 14  # 63 characters, recognisable in any output
@@ -107,16 +107,18 @@ def test_an_api_url_with_credentials_is_refused_without_showing_them(server, cle
            "refused before any request; the message shows neither the user nor the password")
 
 
-def test_an_api_url_password_stays_out_of_vvv_output(server, clean_env, tmp_path, collection_parent, results):
+@pytest.mark.parametrize("way", MODULE_WAYS)
+def test_an_api_url_password_stays_out_of_vvv_output(server, clean_env, tmp_path, collection_parent, results, way):
     srv = server(projects_page)
     (tmp_path / "site.yml").write_text(
         "- hosts: localhost\n  gather_facts: false\n  tasks:\n    - neon.cloud.projects_info:\n"
         "        api_url: http://someone:url-secret@127.0.0.1:%d/api/v2\n      ignore_errors: true\n" % srv.port)
-    proc = playbook(tmp_path, collection_parent, "site.yml", NEON_API_KEY=KEY)
+    proc = playbook(tmp_path, collection_parent, "site.yml", way, NEON_API_KEY=KEY)
     text = proc.stdout + proc.stderr
+    assert ran_as(text, way), way
     assert "must not contain a user name or password" in text, text[-3000:]
     assert "url-secret" not in text
-    record(results, "api_url with user:password, ansible-playbook -vvv", "the whole -vvv output searched",
+    record(results, "api_url with user:password, ansible-playbook -vvv" + SHIPPED_NOTE[way], "the whole -vvv output searched",
            "the password is nowhere in it")
 
 
@@ -443,7 +445,8 @@ def test_an_organization_key_rotation_whose_revoke_fails_keeps_the_new_secret(se
            "fails with changed, api_key and the new secret in `key`")
 
 
-def test_a_playbook_keeps_the_secret_of_a_failed_rotation(server, clean_env, tmp_path, collection_parent, results):
+@pytest.mark.parametrize("way", MODULE_WAYS)
+def test_a_playbook_keeps_the_secret_of_a_failed_rotation(server, clean_env, tmp_path, collection_parent, results, way):
     fake = FakeKeys([{"id": 7, "name": "ci"}], refuse_delete=403)
     srv = server(fake)
     (tmp_path / "site.yml").write_text("""
@@ -469,20 +472,25 @@ def test_a_playbook_keeps_the_secret_of_a_failed_rotation(server, clean_env, tmp
           when: rotated.key is defined
           no_log: true
 """ % (srv.url, tmp_path / "kept.key"))
-    proc = playbook(tmp_path, collection_parent, "site.yml", NEON_API_KEY=KEY)
+    proc = playbook(tmp_path, collection_parent, "site.yml", way, NEON_API_KEY=KEY)
     text = proc.stdout + proc.stderr
+    assert ran_as(text, way), way
     kept = (tmp_path / "kept.key").read_text() if (tmp_path / "kept.key").exists() else None
     assert proc.returncode == 2, text[-3000:]
     assert kept == fake.secrets[0]
     assert leaked(text, fake.secrets[0], KEY) == []
-    record(results, "the docs' register + always pattern, rotation refused", "ansible-playbook -vvv",
+    record(results, "the docs' register + always pattern, rotation refused", "ansible-playbook -vvv" + SHIPPED_NOTE[way],
            "the play fails, and the new secret is in the file the always section wrote")
 
 
 # ---------------------------------------------------------------------------------------------- helpers
 
-def playbook(tmp_path, collection_parent, name, **env):
-    return subprocess.run([tool("ansible-playbook"), "-vvv", "-i", localhost_inventory(tmp_path), name],
+# How a playbook test's line in the reliability report names the way its modules ran (in the controller: as before).
+SHIPPED_NOTE = {"in_controller": "", "shipped": ", modules shipped"}
+
+
+def playbook(tmp_path, collection_parent, name, way, **env):
+    return subprocess.run([tool("ansible-playbook"), "-vvv", "-i", localhost_inventory(tmp_path), name] + way_args(way),
                           cwd=str(tmp_path), env=ansible_env(tmp_path, collection_parent, **env),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300,
                           check=False)

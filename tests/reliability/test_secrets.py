@@ -5,7 +5,8 @@
 
 Every module runs the way users run it, through ansible-playbook and ansible at -vvv with a
 log file, through success and failure paths (API errors, faults, timeouts, bad input, check
-and diff mode), with the key from module_defaults (as from a vault) and from NEON_API_KEY.
+and diff mode), with the key from module_defaults (as from a vault) and from NEON_API_KEY, each
+both ways a module runs: in the controller's process and shipped (neon_cloud_in_controller false).
 Everything they print or log is searched.
 """
 
@@ -21,7 +22,7 @@ import sys
 import pytest
 
 import neon_reliability as rel
-from neon_testing import ansible_env, localhost_inventory
+from neon_testing import MODULE_WAYS, ansible_env, localhost_inventory, ran_as, way_args
 
 PLAYBOOK = r"""
 - name: Every module, key from module_defaults (as a vaulted variable would give it)
@@ -224,6 +225,9 @@ PLAYBOOK = r"""
       ignore_errors: true
 """
 
+# How a run's line in the reliability report names the way its modules ran (in the controller: as before).
+_WAY_NOTE = {"in_controller": "", "shipped": ", modules shipped"}
+
 KEY_RESULT = re.compile(r'"key": "([a-z0-9]{64})"')
 
 
@@ -256,7 +260,8 @@ def secret_sim(fresh_sim):
     return fresh_sim
 
 
-def test_playbook_at_vvv_never_shows_the_auth_key(tmp_path, collection_parent, secret_sim, auth_key, results):
+@pytest.mark.parametrize("way", MODULE_WAYS)
+def test_playbook_at_vvv_never_shows_the_auth_key(tmp_path, collection_parent, secret_sim, auth_key, results, way):
     sim = secret_sim
     wrong_key = "wrongkey" + auth_key[::-1][:30]
     (tmp_path / "secret.yml").write_text("neon_key: %s\nwrong_key: %s\n" % (auth_key, wrong_key))
@@ -264,16 +269,17 @@ def test_playbook_at_vvv_never_shows_the_auth_key(tmp_path, collection_parent, s
     extra = "sim_url=%s control_url=%s project_id=%s" % (sim.url, sim.control_url, sim.demo_project_id)
     proc = subprocess.run(
         [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-vvv", "-i", localhost_inventory(tmp_path),
-         "site.yml", "-e", extra],
+         "site.yml", "-e", extra] + way_args(way),
         cwd=str(tmp_path), env=_env(tmp_path, collection_parent, sim, NEON_API_KEY=auth_key),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300, check=False)
     text = _all_output(tmp_path, proc)
     leaks, secrets = _scan(text, auth_key, (wrong_key,))
     time_late = [key for key in sim.keys() if key["name"] == "secrets-late"]
-    results["secrets"].append(dict(run="ansible-playbook -vvv (%d tasks)" % PLAYBOOK.count("- name:"),
+    results["secrets"].append(dict(run="ansible-playbook -vvv (%d tasks)%s" % (PLAYBOOK.count("- name:"), _WAY_NOTE[way]),
                                    output_chars=len(text), leaks=len(leaks), secrets_shown=len(secrets),
                                    rc=proc.returncode))
     assert proc.returncode == 0, text[-8000:]
+    assert ran_as(text, way), way
     assert not leaks, "secret found in the output"
     recap = re.search(r"localhost\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=0\s+failed=0\s+skipped=0\s+"
                       r"rescued=0\s+ignored=(\d+)", text)
@@ -296,26 +302,28 @@ def test_playbook_at_vvv_never_shows_the_auth_key(tmp_path, collection_parent, s
     assert len(time_late) <= 1
 
 
-def _adhoc(tmp_path, collection_parent, sim, args, **env):
+def _adhoc(tmp_path, collection_parent, sim, args, way="in_controller", **env):
     proc = subprocess.run(
         [os.path.join(os.path.dirname(sys.executable), "ansible"), "localhost", "-vvv", "-i", localhost_inventory(tmp_path),
-         "-m", "neon.cloud.projects_info", "-a", args],
+         "-m", "neon.cloud.projects_info", "-a", args] + way_args(way),
         cwd=str(tmp_path), env=_env(tmp_path, collection_parent, sim, **env),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=120, check=False)
     return proc, _all_output(tmp_path, proc)
 
 
+@pytest.mark.parametrize("way", MODULE_WAYS)
 @pytest.mark.parametrize("outcome", ["ok", "failed"])
-def test_adhoc_at_vvv_never_shows_the_auth_key(tmp_path, collection_parent, sim, auth_key, results, outcome):
+def test_adhoc_at_vvv_never_shows_the_auth_key(tmp_path, collection_parent, sim, auth_key, results, outcome, way):
     """Ad-hoc, the way docs/docsite/rst/adhoc.rst says: the key in NEON_API_KEY."""
     if outcome == "failed":
         sim.add_fault(method="GET", path="/api/v2/projects", body="empty", count=1000)
-    proc, text = _adhoc(tmp_path, collection_parent, sim, "api_retries=1 api_retry_max_delay=0.05",
+    proc, text = _adhoc(tmp_path, collection_parent, sim, "api_retries=1 api_retry_max_delay=0.05", way=way,
                         NEON_API_KEY=auth_key)
     leaks, _secrets = _scan(text, auth_key)
-    results["secrets"].append(dict(run="ansible -vvv -m projects_info, key in NEON_API_KEY (%s)" % outcome,
+    results["secrets"].append(dict(run="ansible -vvv -m projects_info, key in NEON_API_KEY (%s)%s" % (outcome, _WAY_NOTE[way]),
                                    output_chars=len(text), leaks=len(leaks), secrets_shown=0, rc=proc.returncode))
     assert proc.returncode == (0 if outcome == "ok" else 2), text[-4000:]
+    assert ran_as(text, way), way
     assert not leaks, "the auth key is in the output"
     assert "Traceback" not in text
     if outcome == "failed":
@@ -459,8 +467,9 @@ PROVISIONING_PLAYBOOK = r"""
 PASSWORD_FIELDS = r'"(?:connection_uri|uri)": "postgres(?:ql)?://[^:"]+:%s@|"password": "%s"'
 
 
+@pytest.mark.parametrize("way", MODULE_WAYS)
 def test_provisioning_at_vvv_shows_passwords_only_in_their_return_values(
-        tmp_path, collection_parent, secret_sim, auth_key, results):
+        tmp_path, collection_parent, secret_sim, auth_key, results, way):
     """Passwords (in connection URIs) appear in the results that document them, never in a message,
     a warning, a diff or anything else -vvv prints; the auth key never appears."""
     sim = secret_sim
@@ -469,7 +478,7 @@ def test_provisioning_at_vvv_shows_passwords_only_in_their_return_values(
     extra = "sim_url=%s control_url=%s" % (sim.url, sim.control_url)
     proc = subprocess.run(
         [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-vvv", "-i", localhost_inventory(tmp_path),
-         "site.yml", "-e", extra],
+         "site.yml", "-e", extra] + way_args(way),
         cwd=str(tmp_path), env=_env(tmp_path, collection_parent, sim),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300, check=False)
     text = _all_output(tmp_path, proc)
@@ -483,12 +492,13 @@ def test_provisioning_at_vvv_shows_passwords_only_in_their_return_values(
     leaks, _secrets = _scan(text, auth_key)
     outside = {password: text.count(password) - len(re.findall(PASSWORD_FIELDS % ((re.escape(password),) * 2), text))
                for password in passwords}
-    results["secrets"].append(dict(run="ansible-playbook -vvv, provisioning (%d tasks)"
-                                   % PROVISIONING_PLAYBOOK.count("- name:"),
+    results["secrets"].append(dict(run="ansible-playbook -vvv, provisioning (%d tasks)%s"
+                                   % (PROVISIONING_PLAYBOOK.count("- name:"), _WAY_NOTE[way]),
                                    output_chars=len(text), leaks=len(leaks) + sum(outside.values()),
                                    secrets_shown=len([password for password in passwords if password in text]),
                                    rc=proc.returncode))
     assert proc.returncode == 0, text[-8000:]
+    assert ran_as(text, way), way
     assert not leaks, "the auth key is in the output"
     assert "Traceback" not in text and "MODULE FAILURE" not in text
     assert passwords and all(password in text for password in passwords)  # shown where documented: not vacuous

@@ -65,6 +65,23 @@ def ansible_env(tmp_path, collections_path=None, **extra):
     return env
 
 
+# The two ways an API module runs (docs/docsite/rst/performance.rst): in the controller's process, the default
+# for a task on the controller, or shipped as AnsiballZ (neon_cloud_in_controller false).
+MODULE_WAYS = ("in_controller", "shipped")
+
+
+def way_args(way):
+    """The ansible / ansible-playbook arguments that make the API modules run ``way``."""
+    return [] if way == "in_controller" else ["-e", "neon_cloud_in_controller=false"]
+
+
+def ran_as(text, way):
+    """Whether the -vvv output ``text`` shows the API modules' tasks ran ``way``, and no other way."""
+    here = "neon.cloud: the module runs in the controller's process" in text
+    shipped = "neon.cloud: the module is shipped: neon_cloud_in_controller is false" in text
+    return (here, shipped) == ((True, False) if way == "in_controller" else (False, True))
+
+
 def localhost_inventory(tmp_path):
     """An inventory of localhost that runs modules with this Python (it has requests)."""
     path = tmp_path / "inventory.ini"
