@@ -10,6 +10,9 @@ __metaclass__ = type
 
 from ansible_collections.neon.cloud.plugins.plugin_utils.in_controller import InControllerAction
 
+# Imported with this file, which ansible-core loads before it forks the task's workers: they find it ready.
+from ansible_collections.neon.cloud.plugins.modules import branch_restore as module  # noqa: F401  pylint: disable=unused-import
+
 
 class ActionModule(InControllerAction):
     pass

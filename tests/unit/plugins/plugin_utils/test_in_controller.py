@@ -224,3 +224,23 @@ def test_the_printed_result_is_cleaned_as_a_shipped_modules(module_main):
 def test_output_that_is_no_result_fails_the_task():
     result = _result("not json at all")
     assert result["failed"] is True
+
+
+# ------------------------------------------------------------------------------------------------ every module routed
+
+COLLECTION_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+
+
+def _plugin_names(kind):
+    folder = os.path.join(COLLECTION_ROOT, "plugins", kind)
+    return sorted(name[:-3] for name in os.listdir(folder) if name.endswith(".py") and not name.startswith("_"))
+
+
+def test_every_module_has_the_action_plugin_that_runs_it_in_the_controller():
+    """A module without its plugins/action/<name>.py would always be shipped (and slow); one with another action
+    plugin would not run as the others do."""
+    import importlib
+    assert _plugin_names("action") == _plugin_names("modules")
+    for name in _plugin_names("action"):
+        action = importlib.import_module("ansible_collections.neon.cloud.plugins.action.%s" % name).ActionModule
+        assert issubclass(action, InControllerAction), name
