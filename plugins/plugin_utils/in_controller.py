@@ -47,6 +47,7 @@ try:
     from ansible.module_utils.common.json import Direction, get_module_encoder  # ansible-core 2.19 and later
     from ansible.module_utils import _internal as core_internal
     from ansible.module_utils._internal import _traceback as core_traceback
+    AnsibleJSONEncoder = None
 except ImportError:  # ansible-core 2.17 and 2.18
     Direction = get_module_encoder = core_internal = core_traceback = None
     from ansible.parsing.ajson import AnsibleJSONEncoder
