@@ -11,6 +11,7 @@ import uuid
 
 from werkzeug.routing import Map, Rule
 
+from .api_advisors import advisors_control_rules
 from .api_catalog import catalog_control_rules
 from .api_consumption import consumption_control_rules
 from .api_keys import keys_control_rules
@@ -56,7 +57,8 @@ def control_map():
     ] + keys_control_rules() + scene_control_rules() + projects_control_rules() + operations_control_rules()
         + catalog_control_rules() + sharing_control_rules() + networking_control_rules()
         + consumption_control_rules() + recovery_control_rules() + snapshots_control_rules()
-        + neon_auth_control_rules() + recoverable_control_rules())
+        + neon_auth_control_rules() + recoverable_control_rules()
+        + advisors_control_rules())
 
 
 class ControlRoutes:

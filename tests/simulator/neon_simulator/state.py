@@ -13,6 +13,7 @@ key and apply access.py's rules; the methods that set a scene (control API) are 
 from __future__ import annotations
 
 from . import seed
+from .advisors import Advisors
 from .catalog import Catalog
 from .computes import Computes
 from .consumption import Consumption
@@ -60,6 +61,7 @@ class State:
         self.neon_auth = NeonAuth(shared)
         self.data_api = DataApi(shared, self.neon_auth)
         self.recoverable = Recoverable(shared, self.projects._project_detail)  # pylint: disable=protected-access
+        self.advisors = Advisors(shared)
         self.reset()
 
     @property
@@ -93,7 +95,7 @@ class State:
             shared.load(seeded)
             for area in (self.provisioning, self.sharing, self.networking, self.consumption, self.recovery,
                          self.snapshots, self.neon_auth, self.data_api,
-                         self.recoverable):
+                         self.recoverable, self.advisors):
                 area.reset()
             if shared.real is not None:  # every server and all data go: the seeded projects start empty again
                 shared.real.clear()

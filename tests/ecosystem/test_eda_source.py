@@ -1,0 +1,312 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The Event-Driven Ansible source neon.cloud.events (extensions/eda/plugins/event_source/events.py) against the
+simulator, in this process: what each poll emits and costs, the cursor across a restart, 429, a dead API and its
+back-off, bad arguments. Time moves through the simulator's clock and the loop's pauses are recorded, never slept
+(tests/eda/ runs a shipped rulebook with the real engine)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import asyncio
+import datetime
+import importlib.util
+import json
+import math
+import os
+
+import pytest
+import requests
+
+from neon_testing import ROOT
+
+ORG_PROJECTS = ("bold-glade-61830452", "quiet-brook-72914063", "young-forest-83025174")  # the seeded organization's
+SOURCE = os.path.join(ROOT, "extensions", "eda", "plugins", "event_source", "events.py")
+
+
+@pytest.fixture(scope="module")
+def neon_events(collection_parent):
+    """The source, loaded from its file as ansible-rulebook loads it."""
+    del collection_parent  # puts ansible_collections.neon.cloud on the import path
+    spec = importlib.util.spec_from_file_location("neon_cloud_events_source", SOURCE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture()
+def sim(simulator):
+    simulator.reset()
+    return simulator
+
+
+class Recorder:
+    """The pauses asked for (the client's retry waits, the loop's pauses between polls): recorded, not slept."""
+
+    def __init__(self, sim=None):
+        self.sim = sim
+        self.pauses = []
+
+    def __call__(self, seconds):
+        self.pauses.append(seconds)
+        if self.sim is not None:
+            self.sim.advance_clock(seconds)
+
+    async def asleep(self, seconds):
+        self(seconds)
+
+
+class ListQueue:
+    def __init__(self):
+        self.items = []
+
+    async def put(self, item):
+        self.items.append(item)
+
+
+def watcher(module, sim, recorder=None, state=None, **args):
+    args.setdefault("events", ["projects"])
+    settings = module.Settings(dict(api_key=sim.api_key, api_url=sim.url, **args))
+    from ansible_collections.neon.cloud.plugins.module_utils._api.connection import make_client
+    client = make_client(settings.connection, sleep=recorder or Recorder(sim))
+    return module.Watcher(settings, client=client, now=sim.clock.time, state=state)
+
+
+def types(found):
+    return [(one["neon"]["type"], (one["neon"].get("project") or {}).get("id") or one["neon"].get("project_id"))
+            for one in found]
+
+
+def api(sim, method, path, body=None):
+    answer = requests.request(method, sim.url + path, headers=sim.headers, json=body, timeout=10)
+    assert answer.status_code < 300, answer.text
+    return answer.json() if answer.content else None
+
+
+def listing_requests(sim, since):
+    return [r for r in sim.requests(since=since) if r["path"] == "/api/v2/projects"]
+
+
+def last_seq(sim):
+    log = sim.requests()
+    return log[-1]["seq"] if log else 0
+
+
+# ---------------------------------------------------------------------------------------------- projects
+
+@pytest.mark.parametrize("extra", [0, 400, 1000])
+def test_project_events_cost_one_listing_page_per_400_projects(neon_events, sim, extra):
+    if extra:
+        sim.create_projects(extra, name_prefix="fleet")
+    total = 37 + extra  # the seeded personal projects
+    watch = watcher(neon_events, sim)
+    since = last_seq(sim)
+    assert watch.poll() == []  # the first poll learns the fleet: nothing happened yet
+    assert watch.poll() == []
+    per_poll = len(listing_requests(sim, since)) / 2
+    assert per_poll == total // 400 + 1 == watch.requests
+    assert per_poll <= math.ceil(total / 400) + (1 if total % 400 == 0 else 0)
+    assert {r["method"] for r in sim.requests(since=since)} == {"GET"}
+
+
+def test_created_changed_deleted_each_reported_once(neon_events, sim):
+    watch = watcher(neon_events, sim)
+    watch.poll()
+    created = api(sim, "POST", "/projects", {"project": {"name": "eda-new"}})["project"]
+    found = watch.poll()
+    assert types(found) == [("project_created", created["id"])]
+    shown = found[0]["neon"]["project"]
+    assert shown["name"] == "eda-new" and set(shown) == {"id", "name", "region_id", "org_id", "created_at"}
+    assert watch.poll() == []
+    sim.advance_clock(5)
+    api(sim, "PATCH", "/projects/%s" % created["id"], {"project": {"name": "eda-renamed"}})
+    changed = watch.poll()
+    assert types(changed) == [("project_changed", created["id"])]
+    assert changed[0]["neon"]["changed"] == ["name"]
+    api(sim, "DELETE", "/projects/%s" % created["id"])
+    assert types(watch.poll()) == [("project_deleted", created["id"])]
+    assert watch.poll() == []
+
+
+def test_an_unavailable_project_is_not_reported_deleted(neon_events, sim):
+    watch = watcher(neon_events, sim)
+    watch.poll()
+    sim.set_unavailable([sim.demo_project_id], answers=1)
+    assert watch.poll() == []
+    assert watch.poll() == []
+
+
+def test_drift_from_the_baseline_is_reported_when_it_appears_and_again_only_when_it_changes(neon_events, sim):
+    baseline = {"allowed_ips": {"ips": ["203.0.113.0/24"]}}
+    watch = watcher(neon_events, sim, baseline=baseline, org_id=sim.org_id)  # its plan has the IP allow list
+    first = watch.poll()
+    assert sorted(types(first)) == [("project_drifted", pid) for pid in sorted(ORG_PROJECTS)]
+    assert first[0]["neon"]["drift"]["allowed_ips"]["expected"] == baseline["allowed_ips"]
+    assert watch.poll() == []
+    sim.advance_clock(5)
+    api(sim, "PATCH", "/projects/%s" % ORG_PROJECTS[0], {"project": {"settings": {"allowed_ips": {
+        "ips": ["203.0.113.0/24"]}}}})
+    assert types(watch.poll()) == [("project_changed", ORG_PROJECTS[0])]  # now as the baseline: no drift
+    sim.advance_clock(5)
+    api(sim, "PATCH", "/projects/%s" % ORG_PROJECTS[0], {"project": {"settings": {"allowed_ips": {
+        "ips": ["198.51.100.7"]}}}})
+    assert types(watch.poll()) == [("project_changed", ORG_PROJECTS[0]), ("project_drifted", ORG_PROJECTS[0])]
+
+
+# ---------------------------------------------------------------------------------------------- operations, cursor
+
+def test_a_failed_operation_is_reported_once_also_across_a_restart_and_one_failing_while_down_is_not_missed(
+        neon_events, sim, tmp_path):
+    cursor = str(tmp_path / "cursor.json")
+    pid = sim.demo_project_id
+    args = dict(events=["operations"], projects_per_poll=40, cursor_file=cursor)
+    first = watcher(neon_events, sim, **args)
+    assert first.poll() == []  # the history before the source started is not reported
+    neon_events.save_cursor(cursor, first.state)
+    op = sim.start_operations(pid, action="apply_config", hold=True)[0]
+    assert first.poll() == []  # running
+    neon_events.save_cursor(cursor, first.state)
+    sim.release_operations(pid, op["id"], outcome="failed", error="no capacity")
+    found = first.poll()
+    assert types(found) == [("operation_failed", pid)]
+    assert found[0]["neon"]["operation"]["id"] == op["id"]
+    assert found[0]["neon"]["operation"]["error"] == "no capacity"
+    neon_events.save_cursor(cursor, first.state)
+    assert first.poll() == []
+    # stopped; meanwhile another operation fails; started again from the cursor file
+    sim.start_operations(pid, action="start_compute", outcome="failed", duration=0.5)
+    sim.advance_clock(5)
+    again = watcher(neon_events, sim, state=neon_events.load_cursor(cursor), **args)
+    found = again.poll()
+    assert types(found) == [("operation_failed", pid)]
+    assert found[0]["neon"]["operation"]["id"] != op["id"]
+    assert again.poll() == []
+    saved = json.load(open(cursor, encoding="utf-8"))
+    assert sim.api_key not in json.dumps(saved)
+
+
+def test_projects_per_poll_bounds_the_detail_requests_and_visits_every_project_in_turn(neon_events, sim):
+    watch = watcher(neon_events, sim, events=["operations", "branches"], projects_per_poll=5)
+    since = last_seq(sim)
+    watch.poll()
+    assert watch.requests == 1 + 5 * 2
+    visited = set()
+    for _poll in range(7):
+        before = last_seq(sim)
+        watch.poll()
+        visited.update(r["path"].split("/")[4] for r in sim.requests(since=before) if r["path"].endswith("/branches"))
+    assert len(visited) == 35  # 37 projects, 5 a poll: all but the two read first, then those again
+    del since
+
+
+def test_a_new_project_is_read_first_and_its_failures_from_its_start(neon_events, sim):
+    watch = watcher(neon_events, sim, events=["projects", "operations"], projects_per_poll=1)
+    watch.poll()
+    project = sim.create_project(name="fresh")
+    sim.start_operations(project["id"], action="create_branch", outcome="failed", duration=0.5)
+    sim.advance_clock(5)
+    assert types(watch.poll()) == [("project_created", project["id"]), ("operation_failed", project["id"])]
+
+
+# ---------------------------------------------------------------------------------------------- branches, keys, advisors
+
+def test_a_branch_about_to_expire_is_reported_once(neon_events, sim):
+    pid = sim.demo_project_id
+    watch = watcher(neon_events, sim, events=["branches"], projects_per_poll=40, branch_expires_within=7200)
+    assert watch.poll() == []
+    sim.advance_clock(30)  # the seeded operations in progress end
+    expires = datetime.datetime.fromtimestamp(sim.clock.time() + 3 * 3600, tz=datetime.timezone.utc)
+    branch = api(sim, "POST", "/projects/%s/branches" % pid,
+                 {"branch": {"name": "pr-7", "expires_at": expires.strftime("%Y-%m-%dT%H:%M:%SZ")}})["branch"]
+    assert watch.poll() == []  # three hours away: not yet
+    sim.advance_clock(3600 + 60)
+    found = watch.poll()
+    assert types(found) == [("branch_expiring", pid)]
+    assert found[0]["neon"]["branch"]["id"] == branch["id"] and found[0]["neon"]["expires_in_seconds"] <= 7200
+    assert watch.poll() == []
+
+
+def test_an_unused_or_old_key_is_reported_once_without_its_secret(neon_events, sim):
+    watch = watcher(neon_events, sim, events=["api_keys"], api_key_unused_days=30, api_key_max_age_days=100)
+    assert watch.poll() == []
+    sim.advance_clock(31 * 86400)
+    found = watch.poll()
+    kinds = sorted(one["neon"]["type"] for one in found)
+    assert kinds == ["api_key_unused", "api_key_unused"]  # the two ci-pipeline keys; the key in use is used
+    assert watch.poll() == []
+    sim.advance_clock(30 * 86400)
+    assert {one["neon"]["type"] for one in watch.poll()} == {"api_key_old"}
+    assert sim.api_key not in json.dumps(found)
+
+
+def test_advisor_issues_are_reported_once_from_the_least_severity_asked(neon_events, sim):
+    pid = sim.demo_project_id
+    requests.post(sim.control_url + "/projects/%s/advisors" % pid, timeout=10, json={"issues": [
+        {"name": "rls_disabled_in_public", "level": "ERROR"},
+        {"name": "unused_index", "level": "WARN", "categories": ["PERFORMANCE"], "detail": "index i is unused"}]})
+    watch = watcher(neon_events, sim, events=["advisors"], projects_per_poll=40)
+    found = watch.poll()
+    assert [(one["neon"]["issue"]["name"], one["neon"]["project_id"]) for one in found] == [
+        ("rls_disabled_in_public", pid)]
+    assert watch.poll() == []
+
+
+# ---------------------------------------------------------------------------------------------- faults
+
+def test_429_waits_as_retry_after_says(neon_events, sim):
+    recorder = Recorder(sim)
+    watch = watcher(neon_events, sim, recorder=recorder)
+    sim.add_fault(method="GET", path="/api/v2/projects", status=429, retry_after=7, count=1)
+    assert watch.poll() == []
+    assert recorder.pauses == [7]
+
+
+def test_a_dead_api_is_one_event_then_polls_again_after_growing_pauses_then_recovered(neon_events, sim):
+    settings = neon_events.Settings(dict(api_key=sim.api_key, api_url=sim.url, events=["projects"], interval=10,
+                                    max_backoff=60, api_retries=0))
+    watch = neon_events.Watcher(settings, now=sim.clock.time)
+    watch.poll()
+    pauses = Recorder(sim)
+    source = neon_events.Source(settings, watcher=watch, sleep=pauses.asleep)
+    queue = ListQueue()
+    sim.add_fault(method="GET", path="/api/v2/projects", status=503, count=6)
+    asyncio.run(source.run(queue, polls=8))
+    kinds = [one["neon"]["type"] for one in queue.items]
+    assert kinds == ["api_unreachable", "api_recovered"]
+    assert "HTTP 503" in queue.items[0]["neon"]["error"] and sim.api_key not in json.dumps(queue.items)
+    assert pauses.pauses == [10, 20, 40, 60, 60, 60, 10, 10]
+    assert queue.items[1]["neon"]["failed_polls"] == 6
+
+
+def test_bad_arguments_stop_the_source_at_start_before_any_request(neon_events, sim):
+    since = last_seq(sim)
+    cases = [
+        ({"interval": 0}, "interval must be at least 1"),
+        ({"events": ["projects", "weather"]}, "events must be a non-empty list"),
+        ({"baseline": "tight"}, "baseline must be a mapping"),
+        ({"api_key": "has space"}, "api_key contains spaces"),
+        ({"advisors_min_severity": "LOUD"}, "advisors_min_severity must be one of"),
+        ({"cursor_file": "/nonexistent-folder/cursor.json"}, "does not exist or cannot be written"),
+        ({"colour": "red"}, "unknown argument(s) colour"),
+    ]
+    for args, message in cases:
+        full = dict({"api_key": sim.api_key, "api_url": sim.url}, **args)
+        with pytest.raises(neon_events.ArgumentError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            asyncio.run(neon_events.main(ListQueue(), full))
+    assert sim.requests(since=since) == []
+
+
+def test_a_refused_key_stops_the_source_at_its_first_poll(neon_events, sim):
+    queue = ListQueue()
+    with pytest.raises(neon_events.ArgumentError, match="the first poll failed.*HTTP 401"):
+        asyncio.run(neon_events.main(queue, {"api_key": "not-a-key", "api_url": sim.url}))
+    assert queue.items == []
+
+
+def test_a_cursor_file_of_something_else_is_refused_at_start(neon_events, sim, tmp_path):
+    cursor = tmp_path / "cursor.json"
+    cursor.write_text('{"projects": []}')
+    with pytest.raises(neon_events.ArgumentError, match="is not a cursor of this source"):
+        asyncio.run(neon_events.main(ListQueue(), {"api_key": sim.api_key, "api_url": sim.url, "cursor_file": str(cursor)}))
