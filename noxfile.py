@@ -13,6 +13,7 @@ sessions, below:
   antsibull-nox's prepare_collections makes; integration runs against a fresh API simulator.
 - pytest: the plain-pytest suites (tests/simulator/tests, tests/ecosystem, tests/reliability;
   see pyproject.toml).
+- eda: a shipped rulebook run by ansible-rulebook (pinned; Java 17) against the simulator (tests/eda).
 - docs: the HTML documentation site (antsibull-docs + Sphinx), warnings are errors.
 - galaxy-import: galaxy-importer on the built tarball; any warning fails.
 - simulator-wheel: the API simulator's wheel (tests/simulator), built, installed and started.
@@ -99,7 +100,7 @@ nox.options.sessions = (
     + ["sanity-%s" % core for core in list(ANSIBLE_CORE_PYTHON)[::-1]]
     + ["integration-%s" % core for core in list(ANSIBLE_CORE_PYTHON)[::-1] if core not in FULL_INTEGRATION_CORES]
     + ["units-%s" % core for core in list(ANSIBLE_CORE_PYTHON)[::-1]]
-    + ["docs", "galaxy-import", "ansible-lint", "docs-check", "lint", "extra-checks", "simulator-wheel"]
+    + ["eda", "docs", "galaxy-import", "ansible-lint", "docs-check", "lint", "extra-checks", "simulator-wheel"]
 )
 
 # The real pythonX.Y of pyenv first on PATH (nox would otherwise pick pyenv's failing shims).
@@ -189,6 +190,23 @@ def pytest(session):
     # its file, 2).
     session.run("python", "-m", "pytest", "-n", str(PYTEST_WORKERS), "-m", "not report", "--durations=30", env=env)
     session.run("python", "-m", "pytest", "-m", "report", REPORT_TEST, env=env)
+
+
+# The Event-Driven Ansible engine the eda session runs the shipped rulebooks with (it needs a Java 17 runtime).
+ANSIBLE_RULEBOOK = "ansible-rulebook==1.3.2"
+
+
+@nox.session(python=MAIN_PYTHON)
+def eda(session):
+    """tests/eda: a shipped rulebook run by the real engine (ansible-rulebook, pinned, with Java 17) against the
+    simulator; JAVA_HOME from the environment, else the first Java 17 under /usr/lib/jvm."""
+    install_test_tools(session, MAIN_CORE)
+    session.install(ANSIBLE_RULEBOOK)
+    java_home = os.environ.get("JAVA_HOME") or next(iter(sorted(glob.glob("/usr/lib/jvm/*17*"))), None)
+    if not java_home or not os.path.exists(os.path.join(java_home, "bin", "java")):
+        session.error("ansible-rulebook needs a Java 17 runtime: set JAVA_HOME (none under /usr/lib/jvm/*17*)")
+    env = {"HOME": str(empty_home(session)), "JAVA_HOME": java_home}
+    session.run("python", "-m", "pytest", *(session.posargs or ["tests/eda"]), env=env)
 
 
 @nox.session(python=MAIN_PYTHON)

@@ -101,8 +101,13 @@ class ArgumentError(ValueError):
 
 def _number(args, name, default, least):
     value = args.get(name, default)
-    if value is None:
-        return None
+    if value is None or value == "":
+        return default
+    if isinstance(value, str):  # a rulebook's templated value arrives as text
+        try:
+            value = float(value) if "." in value or "e" in value.lower() else int(value)
+        except ValueError:
+            raise ArgumentError("%s must be a number, got %r" % (name, value))
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ArgumentError("%s must be a number, got %r" % (name, value))
     if value < least:
@@ -137,12 +142,12 @@ class Settings:
             check_options(self.connection)
         except ConnectionOptionError as error:
             raise ArgumentError(str(error))
-        self.org_id = args.get("org_id")
+        self.org_id = args.get("org_id") or None
         if self.org_id is not None and not isinstance(self.org_id, str):
             raise ArgumentError("org_id must be a string, got %r" % (self.org_id,))
         self.interval = _number(args, "interval", 60, 1)
         self.max_backoff = max(self.interval, _number(args, "max_backoff", 900, 1))
-        self.cursor_file = args.get("cursor_file")
+        self.cursor_file = args.get("cursor_file") or None
         if self.cursor_file is not None:
             if not isinstance(self.cursor_file, str) or not self.cursor_file:
                 raise ArgumentError("cursor_file must be a file path, got %r" % (self.cursor_file,))
