@@ -22,7 +22,13 @@ FORBIDDEN_SUFFIXES = (".pyc", ".tar.gz", ".retry")
 REQUIRED = ("MANIFEST.json", "FILES.json", "README.md", "meta/runtime.yml", "meta/execution-environment.yml",
             "requirements.txt", "plugins/modules/api_key.py", "plugins/module_utils/_api/client.py",
             "plugins/doc_fragments/api.py", "docs/docsite/extra-docs.yml", "docs/docsite/links.yml",
-            "docs/docsite/rst/authentication.rst", "extensions/awx/credential_type.yml")
+            "docs/docsite/rst/authentication.rst", "extensions/awx/credential_type.yml",
+            # Event-Driven Ansible: the source, the rulebooks and the playbooks they run (ansible-rulebook finds
+            # them in an installed collection by these paths)
+            "extensions/eda/plugins/event_source/events.py", "extensions/eda/rulebooks/project_baseline.yml",
+            "extensions/eda/rulebooks/failed_operations.yml", "extensions/eda/rulebooks/expiring_branches.yml",
+            "playbooks/eda_project_baseline.yml", "playbooks/eda_operation_ticket.yml",
+            "playbooks/eda_branch_expiring.yml")
 
 
 def member_names(tarball):

@@ -595,6 +595,14 @@ def _data_api_and_jwks(api, pid, main):
     api.call("DELETE", "/projects/%s/jwks/%s" % (pid, added["jwks"]["id"]))
 
 
+def _advisors(api, pid):
+    """A project's advisor issues (advisors.py), some set through the control route, read whole and filtered."""
+    issues = [{"level": "ERROR"}, {"name": "unindexed_fk", "level": "WARN", "categories": ["PERFORMANCE"]}]
+    requests.post(api.sim.control_url + "/projects/%s/advisors" % pid, json={"issues": issues}, timeout=10)
+    api.call("GET", "/projects/%s/advisors" % pid)
+    api.call("GET", "/projects/%s/advisors" % pid, params={"min_severity": "WARN", "category": "PERFORMANCE"})
+
+
 def _neon_auth(api, pid, main):
     """The 28 branch-scoped Neon Auth operations (neon_auth.py), enabled to disabled; tests/test_neon_auth.py holds
     their refusals."""
@@ -661,6 +669,7 @@ def answers_fixture(server):
     _consumption(api, pid)
     _data_api_and_jwks(api, pid, main)
     _neon_auth(api, pid, main)
+    _advisors(api, pid)
     ids = {"project_id": pid, "branch_id": main, "database_name": "neondb", "role_name": "neondb_owner",
            "org_id": ORG, "source_org_id": ORG, "region_id": REGION}
     probes = {op.operation_id: _probe(api, op, ids) for op in DOCUMENT.operations()
