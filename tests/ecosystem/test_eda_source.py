@@ -19,8 +19,9 @@ import os
 
 import pytest
 import requests
+import yaml
 
-from neon_testing import ROOT
+from neon_testing import ROOT, ansible_env, run, tool
 
 ORG_PROJECTS = ("bold-glade-61830452", "quiet-brook-72914063", "young-forest-83025174")  # the seeded organization's
 SOURCE = os.path.join(ROOT, "extensions", "eda", "plugins", "event_source", "events.py")
@@ -69,8 +70,7 @@ class ListQueue:
 def watcher(module, sim, recorder=None, state=None, **args):
     args.setdefault("events", ["projects"])
     settings = module.Settings(dict(api_key=sim.api_key, api_url=sim.url, **args))
-    from ansible_collections.neon.cloud.plugins.module_utils._api.connection import make_client
-    client = make_client(settings.connection, sleep=recorder or Recorder(sim))
+    client = module.make_client(settings.connection, sleep=recorder or Recorder(sim))
     return module.Watcher(settings, client=client, now=sim.clock.time, state=state)
 
 
@@ -310,3 +310,21 @@ def test_a_cursor_file_of_something_else_is_refused_at_start(neon_events, sim, t
     cursor.write_text('{"projects": []}')
     with pytest.raises(neon_events.ArgumentError, match="is not a cursor of this source"):
         asyncio.run(neon_events.main(ListQueue(), {"api_key": sim.api_key, "api_url": sim.url, "cursor_file": str(cursor)}))
+
+
+# ---------------------------------------------------------------------------------------------- the decision environment
+
+def test_the_decision_environment_definition_makes_a_build_context(tmp_path):
+    """extensions/eda/decision-environment.yml as ansible-builder reads it (its build context; no image is built
+    here): ansible-rulebook, a Java 17 runtime and neon.cloud go into the image."""
+    definition = os.path.join(ROOT, "extensions", "eda", "decision-environment.yml")
+    context = tmp_path / "context"
+    run([tool("ansible-builder"), "create", "--file", definition, "--context", context, "--output-filename",
+         "Containerfile", "-v", "1"], cwd=str(tmp_path), env=ansible_env(tmp_path))
+    containerfile = (context / "Containerfile").read_text()
+    assert "ansible-galaxy collection install" in containerfile and "JAVA_HOME=/usr/lib/jvm/jre-17-openjdk" in (
+        containerfile)
+    build = context / "_build"
+    assert "ansible-rulebook==1.3.2" in (build / "requirements.txt").read_text()
+    assert "java-17-openjdk-headless" in (build / "bindep.txt").read_text()
+    assert yaml.safe_load((build / "requirements.yml").read_text())["collections"] == [{"name": "neon.cloud"}]
