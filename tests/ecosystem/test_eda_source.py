@@ -188,17 +188,15 @@ def test_a_failed_operation_is_reported_once_also_across_a_restart_and_one_faili
 
 
 def test_projects_per_poll_bounds_the_detail_requests_and_visits_every_project_in_turn(neon_events, sim):
+    sim.advance_clock(30)  # the seeded operations in progress end: no project is read again for them
     watch = watcher(neon_events, sim, events=["operations", "branches"], projects_per_poll=5)
-    since = last_seq(sim)
-    watch.poll()
-    assert watch.requests == 1 + 5 * 2
-    visited = set()
-    for _poll in range(7):
+    visited = []
+    for _poll in range(8):
         before = last_seq(sim)
         watch.poll()
-        visited.update(r["path"].split("/")[4] for r in sim.requests(since=before) if r["path"].endswith("/branches"))
-    assert len(visited) == 35  # 37 projects, 5 a poll: all but the two read first, then those again
-    del since
+        assert watch.requests == 1 + 5 * 2  # the listing page, then 5 projects' operations and branches
+        visited.extend(r["path"].split("/")[4] for r in sim.requests(since=before) if r["path"].endswith("/branches"))
+    assert len(set(visited[:35])) == 35 and len(set(visited)) == 37  # each in turn: 37 projects in 8 polls
 
 
 def test_a_new_project_is_read_first_and_its_failures_from_its_start(neon_events, sim):
@@ -208,6 +206,17 @@ def test_a_new_project_is_read_first_and_its_failures_from_its_start(neon_events
     sim.start_operations(project["id"], action="create_branch", outcome="failed", duration=0.5)
     sim.advance_clock(5)
     assert types(watch.poll()) == [("project_created", project["id"]), ("operation_failed", project["id"])]
+
+
+def test_a_project_with_operations_running_is_read_again_next_poll_to_see_how_they_end(neon_events, sim):
+    watch = watcher(neon_events, sim, events=["projects", "operations"], projects_per_poll=1)
+    watch.poll()
+    sim.advance_clock(30)  # the seeded operations in progress end
+    project = sim.create_project(name="fresh")
+    op = sim.start_operations(project["id"], action="create_branch", hold=True)[0]
+    assert types(watch.poll()) == [("project_created", project["id"])]  # read: its operation runs
+    sim.release_operations(project["id"], op["id"], outcome="failed")
+    assert types(watch.poll()) == [("operation_failed", project["id"])]  # not 37 polls later
 
 
 # ---------------------------------------------------------------------------------------------- branches, keys, advisors

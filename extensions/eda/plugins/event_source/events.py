@@ -329,11 +329,12 @@ class Watcher:
         return projects
 
     def _to_visit(self, projects, poll):
-        """The projects whose operations, branches and advisors this poll reads: new and changed ones first, then
-        those read longest ago (every project in turn)."""
+        """The projects whose operations, branches and advisors this poll reads: new and changed ones and those with
+        operations running at their last read first, then those read longest ago (every project in turn)."""
         budget = self.settings.projects_per_poll
-        order = sorted(projects, key=lambda pid: (not projects[pid].get("new") and not projects[pid].get("visit"),
-                                                  projects[pid].get("checked", 0), pid))
+        order = sorted(projects, key=lambda pid: (
+            not (projects[pid].get("new") or projects[pid].get("visit") or projects[pid].get("running")),
+            projects[pid].get("checked", 0), pid))
         chosen = order[:budget]
         for project_id in chosen:
             record = projects[project_id] = dict(projects[project_id])
@@ -391,6 +392,7 @@ class Watcher:
         after = min(open_times, key=timestamps.timestamp) if open_times else newest
         record["ops_after"] = after
         record["ops_read"] = True
+        record["running"] = bool(open_times)  # read again first, next poll: how they end
         # the failures reported that a later read can show again (at or after the cursor): kept to not repeat them
         again = set(op["id"] for op in read if after and op.get("created_at") and not _before(op["created_at"], after))
         record["failed"] = sorted(reported & again)
