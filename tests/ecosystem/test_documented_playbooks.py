@@ -552,6 +552,38 @@ def check_injectors(block):
     assert block.data == {"injectors": load_credential_type()["injectors"]}, CREDENTIAL_TYPE_FILE
 
 
+EDA = os.path.join(ROOT, "extensions", "eda")
+def eda_file(*path):
+    with open(os.path.join(EDA, *path), encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+def check_shipped(*path):
+    def check(block):
+        """The page shows the file as the collection ships it."""
+        assert block.data == eda_file(*path), os.path.join("extensions", "eda", *path)
+    return check
+
+
+def check_eda_vars(block):
+    """Every variable the shipped rulebooks read, and no other."""
+    wanted = set()
+    for name in os.listdir(os.path.join(EDA, "rulebooks")):
+        with open(os.path.join(EDA, "rulebooks", name), encoding="utf-8") as handle:
+            wanted.update(re.findall(r"\{\{ (neon_[a-z_]+) \}\}", handle.read()))
+    assert set(block.data) == wanted, sorted(wanted)
+
+
+def check_controller_action(block):
+    """run_job_template as ansible-rulebook takes it: the job template's name and organization."""
+    assert set(block.data["action"]["run_job_template"]) == {"name", "organization"}, block.data
+
+
+def check_eda_inventory(block):
+    """An inventory of the controller itself, reached without SSH (what the rulebooks' playbooks run on)."""
+    assert block.data["all"]["hosts"]["localhost"]["ansible_connection"] == "local", block.data
+
+
 def check_workflow(block):
     """A GitHub Actions workflow: on the pull request's events, it runs the page's playbook with the
     variables that playbook reads, and the key from a repository secret."""
@@ -1135,6 +1167,18 @@ BLOCKS = {
         why="the pull request's migration"),
     "testing-without-neon.rst: name: Playbook tests": Checked(
         check_guide_workflow, "a GitHub Actions workflow: test_simulator_package.py runs its steps in order"),
+    # reacting-to-events.rst: the rulebooks and the decision environment, as shipped (tests/eda runs the first one
+    # with ansible-rulebook), what the rulebooks read, and a rulebook of one's own
+    "reacting-to-events.rst: A new Neon project gets the baseline": Covered(
+        "test_eda_source.py", "a rulebook (not a playbook): the shipped file, as tests/eda runs it with ansible-rulebook"),
+    "reacting-to-events.rst: # vars.yml": Checked(check_eda_vars, "the variables of the shipped rulebooks"),
+    "reacting-to-events.rst: # inventory.yml": Checked(check_eda_inventory, "an inventory of localhost, no plugin"),
+    "reacting-to-events.rst: Tell the team about advisor errors and idle keys": Covered(
+        "test_eda_source.py", "a rulebook (not a playbook): its source's arguments and the events its conditions name"),
+    "reacting-to-events.rst: # A decision environment for EDA controller (an ansible-builder 3 definition): "
+    "ansible-rulebook and its Java 17": Checked(check_shipped("decision-environment.yml"),
+                                                "extensions/eda/decision-environment.yml"),
+    "reacting-to-events.rst: action:": Checked(check_controller_action, "a piece of a rulebook: EDA controller's action"),
     # the modules' EXAMPLES: those that change something each in a run of its own, the others in one
     "api_key.py EXAMPLES": Run(group=READERS_RUN, check_mode=WRITES_ETC),
     "api_key_info.py EXAMPLES": Run(group=READERS_RUN),

@@ -16,6 +16,8 @@ import importlib.util
 import json
 import math
 import os
+import re
+import textwrap
 
 import pytest
 import requests
@@ -319,6 +321,40 @@ def test_a_cursor_file_of_something_else_is_refused_at_start(neon_events, sim, t
     cursor.write_text('{"projects": []}')
     with pytest.raises(neon_events.ArgumentError, match="is not a cursor of this source"):
         asyncio.run(neon_events.main(ListQueue(), {"api_key": sim.api_key, "api_url": sim.url, "cursor_file": str(cursor)}))
+
+
+# ---------------------------------------------------------------------------------------------- the guide's rulebooks
+
+def guide_rulebooks():
+    """The rulebooks of the guide page "Reacting to events" (its yaml blocks that are lists of rulesets)."""
+    with open(os.path.join(ROOT, "docs", "docsite", "rst", "reacting-to-events.rst"), encoding="utf-8") as handle:
+        lines = handle.read().split("\n")
+    found = []
+    for index, line in enumerate(lines):
+        if line.strip() != ".. code-block:: yaml":
+            continue
+        body = []
+        for following in lines[index + 1:]:
+            if following.strip() and not following.startswith(" " * (len(line) - len(line.lstrip()) + 3)):
+                break
+            body.append(following)
+        data = yaml.safe_load(textwrap.dedent("\n".join(body)))
+        if isinstance(data, list) and data and "sources" in data[0]:
+            found.append(data)
+    return found
+
+
+def test_the_guide_shows_the_shipped_rulebook_and_one_the_source_takes(neon_events):
+    shipped, own = guide_rulebooks()
+    with open(os.path.join(ROOT, "extensions", "eda", "rulebooks", "project_baseline.yml"), encoding="utf-8") as handle:
+        assert shipped == yaml.safe_load(handle)
+    with open(SOURCE, encoding="utf-8") as handle:
+        kinds = set(re.findall(r'event\("([a-z_]+)"', handle.read()))
+    (source,) = own[0]["sources"]
+    neon_events.Settings(dict(source["neon.cloud.events"], api_key="a-key", cursor_file=None))
+    for rule in own[0]["rules"]:
+        named = re.findall(r'event\.neon\.type == "([a-z_]+)"', rule["condition"])
+        assert named and set(named) <= kinds, (rule["condition"], sorted(kinds))
 
 
 # ---------------------------------------------------------------------------------------------- the decision environment
