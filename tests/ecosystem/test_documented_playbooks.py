@@ -553,6 +553,8 @@ def check_injectors(block):
 
 
 EDA = os.path.join(ROOT, "extensions", "eda")
+
+
 def eda_file(*path):
     with open(os.path.join(EDA, *path), encoding="utf-8") as handle:
         return yaml.safe_load(handle)

@@ -284,10 +284,12 @@ class Watcher:
     def _projects(self, state, first, events):
         old = self.state["projects"]
         listed, unavailable = [], set()
+
+        def page_count(page):  # the projects the service left out count against the page's limit too
+            return len(page.items) + len(answers.unavailable_ids(page.data, "/projects"))
+
         reader = PageReader(self.client, "/projects", "projects", LISTED_PROJECT,
-                            params={"org_id": self.settings.org_id},
-                            page_count=lambda page: len(page.items) + len(answers.unavailable_ids(page.data,
-                                                                                                   "/projects")))
+                            params={"org_id": self.settings.org_id}, page_count=page_count)
         while True:
             page = reader.read(PROJECTS_PAGE_MAX)
             if page is None:
