@@ -65,7 +65,7 @@ EVERY_CORE_ALIAS = "every_core"
 # core only (its pylint is the strictest, its Python the newest); on the others, sanity covers
 # what each core runs: plugins/, tests/unit and tests/integration, and everything that is not Python.
 # (pylint of these 14,000 lines took 23 of 61 s per core.)
-TEST_SUITES = ("tests/simulator/", "tests/reliability/", "tests/ecosystem/")
+TEST_SUITES = ("tests/simulator/", "tests/reliability/", "tests/ecosystem/", "tests/eda/")
 FULL_SANITY_CORE = list(ANSIBLE_CORE_PYTHON)[-1]
 # The ansible-core of the pytest, docs and demo sessions (the newest one Python 3.11 runs).
 MAIN_CORE = "2.19"

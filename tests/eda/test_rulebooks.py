@@ -78,7 +78,7 @@ def test_a_new_project_gets_the_baseline_from_the_first_poll_after_it(sim, colle
              "-v"], cwd=str(tmp_path), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         # The first poll learns the fleet (and saves the cursor); then a project is made through the API.
-        wait_for("the source's first poll", lambda: cursor.exists(), proc, log_path)
+        wait_for("the source's first poll", cursor.exists, proc, log_path)
         answer = requests.post(sim.url + "/projects", headers=sim.headers, timeout=30,
                                json={"project": {"name": "born-during-the-watch", "org_id": sim.org_id}})
         assert answer.status_code == 201, answer.text
