@@ -274,6 +274,14 @@ def test_429_waits_as_retry_after_says(neon_events, sim):
     assert recorder.pauses == [7]
 
 
+def test_a_project_deleted_between_the_listing_and_its_details_does_not_fail_the_poll(neon_events, sim):
+    watch = watcher(neon_events, sim, events=["projects", "operations"], projects_per_poll=1)
+    watch.poll()
+    project = sim.create_project(name="short-lived")
+    sim.add_fault(method="GET", path="/api/v2/projects/%s/operations" % project["id"], status=404, count=1)
+    assert types(watch.poll()) == [("project_created", project["id"])]  # its operations: 404, left for later
+
+
 def test_a_dead_api_is_one_event_then_polls_again_after_growing_pauses_then_recovered(neon_events, sim):
     settings = neon_events.Settings(dict(api_key=sim.api_key, api_url=sim.url, events=["projects"], interval=10,
                                     max_backoff=60, api_retries=0))

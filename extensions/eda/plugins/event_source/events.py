@@ -346,12 +346,22 @@ class Watcher:
         return chosen
 
     def _visit(self, project_id, record, first, events):
-        if "operations" in self.settings.kinds:
-            self._operations(project_id, record, events)
-        if "branches" in self.settings.kinds:
-            self._branches(project_id, record, events)
-        if "advisors" in self.settings.kinds:
-            self._advisors(project_id, record, events)
+        """A project's details; one deleted since the listing (404) is left for the next poll, which reports it
+        deleted, rather than failing this one."""
+        found = []
+        try:
+            if "operations" in self.settings.kinds:
+                self._operations(project_id, record, found)
+            if "branches" in self.settings.kinds:
+                self._branches(project_id, record, found)
+            if "advisors" in self.settings.kinds:
+                self._advisors(project_id, record, found)
+        except NeonAPIError as error:
+            if error.status != 404:
+                raise
+            LOG.info("project %s not read: %s", project_id, error.describe())
+            return
+        events.extend(found)
 
     # ---- operations: newest first, back to the cursor
 
