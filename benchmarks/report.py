@@ -266,7 +266,11 @@ class Report:
             for size in data["sizes"]:
                 shipped = data["cells"].get("%d/shipped" % size)
                 for way in data["ways"]:
-                    samples = data["cells"]["%d/%s" % (size, way)]
+                    samples = data["cells"].get("%d/%s" % (size, way))
+                    if not samples:  # the shipped way left out at this size (--fleet-shipped-up-to)
+                        rows.append((str(size), "shipped: not run at this size (``--fleet-shipped-up-to %s``)"
+                                     % data.get("shipped_up_to"), "", "", "", ""))
+                        continue
                     wall = statistics.median(sample["seconds"] for sample in samples)
                     cpu = statistics.median(sample["cpu"] for sample in samples) / size
                     versus = ""

@@ -58,6 +58,8 @@ def parse_args(argv):
     parser.add_argument("--fleet-forks", type=int, default=5, help="forks of the side-by-side runs (default 5)")
     parser.add_argument("--fleet-limited", type=int, default=1000,
                         help="projects of the paced fleet run, the key limited to 700 a minute (default 1000; 0: leave out)")
+    parser.add_argument("--fleet-shipped-up-to", type=int, default=None, metavar="N",
+                        help="run the shipped way only at fleet sizes up to N (default: every size)")
     parser.add_argument("--fleet-limited-forks", type=int, default=50, help="forks of the paced fleet run (default 50)")
     parser.add_argument("--real-branches", type=int, default=20,
                         help="branches with real computes of the simulator part (default 20)")
@@ -143,7 +145,8 @@ def main(argv=None):
                 own = simctl.SimulatorHandle.start(sys.executable, operation_pace=args.operation_pace)
                 try:
                     results["fleet"] = fleet.fleet(own, collection, playbook, args.fleet_sizes, args.fleet_ways,
-                                                   args.fleet_runs, args.fleet_forks, log=log)
+                                                   args.fleet_runs, args.fleet_forks,
+                                                   shipped_up_to=args.fleet_shipped_up_to, log=log)
                 finally:
                     own.stop()
             if args.fleet_limited:
