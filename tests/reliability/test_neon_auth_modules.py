@@ -288,3 +288,92 @@ def test_a_jwks_url_is_added_for_a_branch_refused_when_it_differs_and_removed(si
     gone = ok(run(sim, "jwks", project_id=pid, branch="main", jwks_url=url, state="absent"))
     assert gone["changed"] is True
     assert [item.get("branch_id") for item in rel.api(sim, "GET", "/projects/%s/jwks" % pid)["jwks"]] == [None]
+
+
+# ---------------------------------------------------------------------------------------------- two runs at once
+# Two module processes, as two AWX jobs of one template: a barrier holds the answers to their first reading until both
+# have read (nothing there yet), so both send the create and the service refuses the second with 409.
+
+RUN_TIMEOUT = 120  # seconds for the module processes of an overlap test
+
+
+def two_runs(sim, collection_parent, tmp_path, module, read_path, **args):
+    sim.add_barrier(method="GET", path="/api/v2" + read_path, parties=2, timeout=60)
+    argset = rel.connection_args(sim, api_timeout=RUN_TIMEOUT - 10, **args)
+    results = rel.module_process_results(
+        rel.start_module_processes(collection_parent, tmp_path, module, [argset, argset]), RUN_TIMEOUT)
+    assert [barrier["timed_out"] for barrier in sim.barriers()][:1] == [False]  # both read before either created
+    for result in results:
+        assert not result.get("failed"), result
+    return results
+
+
+def posts_to(sim, seq, path):
+    return sorted(entry["status"] for entry in sim.requests(since=seq)
+                  if entry["method"] == "POST" and entry["path"] == "/api/v2" + path)
+
+
+def test_two_runs_enabling_neon_auth_at_once_both_succeed_and_one_says_another_run_holds_the_keys(
+        sim, collection_parent, tmp_path):
+    pid, bid = project_and_branch(sim)
+    seq = last_seq(sim)
+    path = "/projects/%s/branches/%s/auth" % (pid, bid)
+    results = two_runs(sim, collection_parent, tmp_path, "neon_auth", path, project_id=pid, auth_provider="stack")
+    assert posts_to(sim, seq, path) == [201, 409]  # each sent it once; none sent again
+    assert sorted(result["changed"] for result in results) == [False, True]
+    enabler = next(result for result in results if result["changed"])
+    other = next(result for result in results if not result["changed"])
+    assert enabler["secret_server_key"].startswith("ssk_") and not enabler.get("warnings")
+    assert other["enabled"] is True and other["neon_auth"]["auth_provider"] == "stack"
+    assert "secret_server_key" not in other
+    assert "enabled by another run at the same time" in everything_shown(other["warnings"])
+    assert "returns once" in everything_shown(other["warnings"])
+    assert auth(sim, pid, bid)["auth_provider"] == "stack"
+
+
+def test_two_runs_enabling_neon_auth_with_a_trusted_domain_both_succeed_and_list_it_once(
+        sim, collection_parent, tmp_path):
+    pid, bid = project_and_branch(sim)
+    domain = "https://pr-42.example.com"
+    path = "/projects/%s/branches/%s/auth" % (pid, bid)
+    # and their reading of the domains too: both find it missing, both add it, the service refuses the second
+    sim.add_barrier(method="GET", path="/api/v2%s/domains" % path, parties=2, timeout=60)
+    seq = last_seq(sim)
+    results = two_runs(sim, collection_parent, tmp_path, "neon_auth", path, project_id=pid,
+                       trusted_domains=[domain])
+    assert [barrier["timed_out"] for barrier in sim.barriers()] == [False, False]
+    assert posts_to(sim, seq, path) == [201, 409]
+    assert posts_to(sim, seq, path + "/domains") == [201, 409]
+    assert auth(sim, pid, bid, "/domains")["domains"] == [{"domain": domain, "auth_provider": "better_auth"}]
+    warned = everything_shown([result.get("warnings") for result in results])
+    assert "trusted domain %s of branch" % domain in warned and "added by another run at the same time" in warned
+
+
+def test_two_runs_creating_the_data_api_at_once_both_succeed_one_with_a_warning(sim, collection_parent, tmp_path):
+    pid, bid = project_and_branch(sim)
+    ok(run(sim, "neon_auth", project_id=pid))
+    path = "/projects/%s/branches/%s/data-api/neondb" % (pid, bid)
+    seq = last_seq(sim)
+    results = two_runs(sim, collection_parent, tmp_path, "data_api", path, project_id=pid, database="neondb",
+                       settings={"db_max_rows": 500})
+    assert posts_to(sim, seq, path) == [201, 409]
+    assert [method for method, _path in changes_since(sim, seq)] == ["POST", "POST"]  # nothing else changed
+    assert sorted(result["changed"] for result in results) == [False, True]
+    other = next(result for result in results if not result["changed"])
+    assert other["data_api"]["settings"]["db_max_rows"] == 500
+    assert "created by another run at the same time" in everything_shown(other["warnings"])
+
+
+def test_two_runs_adding_a_jwks_url_at_once_both_succeed_and_it_is_added_once(sim, collection_parent, tmp_path):
+    pid, bid = project_and_branch(sim)
+    url = "https://clerk.example.com/.well-known/jwks.json"
+    seq = last_seq(sim)
+    results = two_runs(sim, collection_parent, tmp_path, "jwks", "/projects/%s/jwks" % pid, project_id=pid,
+                       branch="main", jwks_url=url, provider_name="Clerk")
+    assert posts_to(sim, seq, "/projects/%s/jwks" % pid) == [201, 409]
+    assert sorted(result["changed"] for result in results) == [False, True]
+    other = next(result for result in results if not result["changed"])
+    listed = rel.api(sim, "GET", "/projects/%s/jwks" % pid)["jwks"]
+    assert [(item["jwks_url"], item["branch_id"]) for item in listed] == [(url, bid)]
+    assert other["jwks"]["id"] == listed[0]["id"]
+    assert "added by another run at the same time" in everything_shown(other["warnings"])

@@ -20,7 +20,7 @@ __metaclass__ = type
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
-from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, locate_branch
 from ansible_collections.neon.cloud.plugins.module_utils._resources.neon_auth import is_url
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
@@ -30,7 +30,7 @@ CREATE_ONLY = ("jwks_url", "provider_name", "jwt_audience", "add_default_grants"
 DATA_API_FIELDS = dict(required={"url": (str,), "status": (str,)},
                        optional={"settings": (dict, type(None)), "available_schemas": (list, type(None))})
 CREATED_FIELDS = dict(required={"url": (str,)})
-NOT_FOUND = 404
+NOT_FOUND, CONFLICT = 404, 409
 
 
 def options_problem(params):
@@ -141,21 +141,39 @@ class DataApi(Writer):
                 self.task.did(label + " was removed")
             return None
         if plan.action == "create":
-            body = {"auth_provider": self.params.get("auth_provider") or "neon_auth"}
-            body.update((name, self.params[name]) for name in CREATE_ONLY if self.params.get(name) is not None)
-            if plan.settings:
-                body["settings"] = plan.settings
-            data = self.task.change("POST", path, None, body, "Creating " + label)
-            self.task.did(label + " was created")
-            try:
-                answers.Checker("POST", path).fields(data, "the answer", **CREATED_FIELDS)
-            except UnexpectedAnswer as error:
-                raise self.task.failure("its answer cannot be used: %s" % error.describe(), error)
-            return None
+            plan = self._create(path, label, plan)
+            if plan is None or plan.action == "none":
+                return None
         body = {"settings": plan.settings} if plan.settings else {}
         self.task.change("PATCH", path, None, body, "Updating " + label, no_content=True)
         self.task.did(label + (" was updated" if plan.settings else "") +
                       (" and its schema cache refreshed" if plan.settings else "'s schema cache was refreshed"))
+        return None
+
+    def _create(self, path, label, plan):
+        """POST the create once: None when it was created; after a 409 (it exists: another run created it meanwhile,
+        found when read again) the plan for the one found, with a warning."""
+        body = {"auth_provider": self.params.get("auth_provider") or "neon_auth"}
+        body.update((name, self.params[name]) for name in CREATE_ONLY if self.params.get(name) is not None)
+        if plan.settings:
+            body["settings"] = plan.settings
+        try:
+            data = self.task.change("POST", path, None, body, "Creating " + label)
+        except TaskFailure as failure:
+            found = self._get() if getattr(failure.cause, "status", None) == CONFLICT else None
+            if found is None:
+                raise
+            self.task.kept["data_api"] = found
+            self.task.warnings.append(
+                "%s was created by another run at the same time (this run's create was refused: it exists); what is "
+                "sent only at creation (%s) is that run's and cannot be compared; its settings are compared as on "
+                "any run" % (label[0].upper() + label[1:], ", ".join(("auth_provider",) + CREATE_ONLY)))
+            return self.decide(found)
+        self.task.did(label + " was created")
+        try:
+            answers.Checker("POST", path).fields(data, "the answer", **CREATED_FIELDS)
+        except UnexpectedAnswer as error:
+            raise self.task.failure("its answer cannot be used: %s" % error.describe(), error)
         return None
 
     def read_again(self, current, done, after):

@@ -19,12 +19,13 @@ __metaclass__ = type
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
-from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import choose_branch, list_branches, no_such_project
 from ansible_collections.neon.cloud.plugins.module_utils._resources.neon_auth import is_url
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
 
+CONFLICT = 409
 JWKS_FIELDS = dict(required={"id": (str,), "jwks_url": (str,), "provider_name": (str,)},
                    optional={"project_id": (str,), "branch_id": (str, type(None)), "jwt_audience": (str, type(None)),
                              "created_at": (str,), "updated_at": (str,), "role_names": (list,)})
@@ -84,6 +85,9 @@ class ProjectJwks(Writer):
         if self.params.get("branch") is not None:
             branch = choose_branch(list_branches(self.client, self.project_id), self.params["branch"], self.project_id)
             self.branch_id = branch["id"]
+        return self._listed()
+
+    def _listed(self):
         path = project_path(self.project_id, "jwks")
         try:
             data = self.client.get(path)
@@ -132,10 +136,30 @@ class ProjectJwks(Writer):
             body["jwt_audience"] = self.params["jwt_audience"]
         if self.branch_id is not None:
             body["branch_id"] = self.branch_id
-        data = self.task.change("POST", path, None, body, "Adding the JWKS URL %s" % self.params["jwks_url"])
+        try:
+            data = self.task.change("POST", path, None, body, "Adding the JWKS URL %s" % self.params["jwks_url"])
+        except TaskFailure as failure:
+            self._added_by_another_run(failure)
+            return None
         self.task.did("the JWKS URL %s was added" % self.params["jwks_url"])
         try:
             self.task.kept["jwks"] = answers.item_of(data, "POST", path, "jwks", JWKS_FIELDS)
         except UnexpectedAnswer as error:
             raise self.task.failure("its answer cannot be used: %s" % error.describe(), error)
         return None
+
+    def _added_by_another_run(self, failure):
+        """After a refused add (409: the URL is there for that branch), the one another run added meanwhile is this
+        run's result, with a warning; one with another provider name or audience is refused as on any run."""
+        if getattr(failure.cause, "status", None) != CONFLICT:
+            raise failure
+        action, found, why = jwks_plan(self.unless_refused(self._listed), self.params["jwks_url"], self.branch_id,
+                                       self.params)
+        if found is None:
+            raise failure
+        if action == "refuse":
+            raise self.task.failure("Adding the JWKS URL %s failed: %s; another run added it meanwhile: %s" % (
+                self.params["jwks_url"], failure.cause.describe(), why), failure.cause)
+        self.task.kept["jwks"] = found
+        self.task.warnings.append("the JWKS URL %s was added by another run at the same time (this run's request was "
+                                  "refused: it exists); that one is this result" % self.params["jwks_url"])

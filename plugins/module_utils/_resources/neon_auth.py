@@ -24,7 +24,7 @@ __metaclass__ = type
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
-from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, locate_branch
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
@@ -55,7 +55,7 @@ DOMAIN_FIELDS = dict(required={"domain": (str,)}, optional={"auth_provider": (st
 WEBHOOK_FIELDS = dict(required={"enabled": (bool,)},
                       optional={"webhook_url": (str, type(None)), "enabled_events": (list,),
                                 "timeout_seconds": (int,)})
-NOT_FOUND = 404
+NOT_FOUND, CONFLICT = 404, 409
 
 
 # ---------------------------------------------------------------------------------------------- decisions (pure)
@@ -409,7 +409,7 @@ class NeonAuthTask(Writer):
         if plan.enable:
             self._enable(label)
             current = self._settings(get_integration(self.client, self.project_id, bid))
-            plan = self.decide(current)
+            plan = self.unless_refused(self.decide, current)
         self._apply(current, plan, label)
         return None
 
@@ -419,7 +419,11 @@ class NeonAuthTask(Writer):
         if self.params.get("database") is not None:
             body["database_name"] = self.params["database"]
         # Not repeated on a lost answer: a second POST would be refused (enabled already) and the keys are shown once.
-        data = self.task.change("POST", path, None, body, "Enabling Neon Auth of branch %s" % label)
+        try:
+            data = self.task.change("POST", path, None, body, "Enabling Neon Auth of branch %s" % label)
+        except TaskFailure as failure:
+            self._enabled_by_another_run(failure, body["auth_provider"], label)
+            return
         if isinstance(data, dict):
             for name in ("pub_client_key", "secret_server_key"):
                 if isinstance(data.get(name), str) and data[name]:
@@ -431,6 +435,25 @@ class NeonAuthTask(Writer):
         except UnexpectedAnswer as error:
             raise self.task.failure("its answer cannot be used: %s" % error.describe(), error)
 
+    def _enabled_by_another_run(self, failure, provider, label):
+        """After a refused enabling: another run's integration, enabled meanwhile with the asked provider, is this
+        run's too (a warning says whose the keys are); anything else is the failure as it was."""
+        if getattr(failure.cause, "status", None) != CONFLICT:
+            raise failure
+        integration = get_integration(self.client, self.project_id, self.branch["id"])
+        if integration is None:
+            raise failure
+        if integration["auth_provider"] != provider:
+            raise self.task.failure("Enabling Neon Auth of branch %s failed: %s; another run enabled it meanwhile with the "
+                                    "provider %s, not %s as asked, and the service cannot change it: disable it "
+                                    "(state=absent, which drops its integration) and enable it again" % (
+                                        label, failure.cause.describe(), integration["auth_provider"], provider),
+                                    failure.cause)
+        self.task.warnings.append(
+            "Neon Auth of branch %s was enabled by another run at the same time (this run's request was refused: "
+            "already enabled); that run holds its keys (pub_client_key, secret_server_key), which the service "
+            "returns once: they are not in this result" % label)
+
     def _apply(self, current, plan, label):
         bid = self.branch["id"]
         for change in plan.changes:
@@ -439,9 +462,18 @@ class NeonAuthTask(Writer):
             self.task.did("%s of Neon Auth of branch %s was set" % (change.label, label))
         provider = current["integration"]["auth_provider"]
         for domain in plan.adding:
-            self.task.change("POST", auth_path(self.project_id, bid, "domains"), None,
-                             {"domain": domain, "auth_provider": provider},
-                             "Adding the trusted domain %s to branch %s" % (domain, label), no_content=True)
+            try:
+                self.task.change("POST", auth_path(self.project_id, bid, "domains"), None,
+                                 {"domain": domain, "auth_provider": provider},
+                                 "Adding the trusted domain %s to branch %s" % (domain, label), no_content=True)
+            except TaskFailure as failure:
+                # listed already (409): another run added it meanwhile, when the list holds it now
+                if getattr(failure.cause, "status", None) != CONFLICT or \
+                        domain_changes(get_domains(self.client, self.project_id, bid), [domain], False)[0]:
+                    raise
+                self.task.warnings.append("the trusted domain %s of branch %s was added by another run at the same "
+                                          "time" % (domain, label))
+                continue
             self.task.did("trusted domain %s was added" % domain)
         if plan.deleting:
             self.task.change("DELETE", auth_path(self.project_id, bid, "domains"), None,
