@@ -377,3 +377,33 @@ def test_two_runs_adding_a_jwks_url_at_once_both_succeed_and_it_is_added_once(si
     assert [(item["jwks_url"], item["branch_id"]) for item in listed] == [(url, bid)]
     assert other["jwks"]["id"] == listed[0]["id"]
     assert "added by another run at the same time" in everything_shown(other["warnings"])
+
+
+def test_two_runs_adding_an_oauth_provider_at_once_both_succeed_and_the_secret_is_never_shown(
+        sim, collection_parent, tmp_path):
+    pid, bid = project_and_branch(sim)
+    ok(run(sim, "neon_auth", project_id=pid))
+    path = "/projects/%s/branches/%s/auth/oauth_providers" % (pid, bid)
+    seq = last_seq(sim)
+    results = two_runs(sim, collection_parent, tmp_path, "neon_auth_oauth_provider", path, project_id=pid,
+                       provider="microsoft", client_id="ms-app", client_secret=CLIENT_SECRET)
+    assert posts_to(sim, seq, path) == [200, 409]
+    assert [method for method, _path in changes_since(sim, seq)] == ["POST", "POST"]  # nothing sent again
+    assert sorted(result["changed"] for result in results) == [False, True]
+    other = next(result for result in results if not result["changed"])
+    assert other["oauth_provider"]["client_id"] == "ms-app" and other["oauth_provider"]["has_client_secret"] is True
+    assert "added by another run at the same time" in everything_shown(other["warnings"])
+    assert CLIENT_SECRET not in everything_shown(results)
+
+
+def test_two_runs_removing_an_oauth_provider_at_once_only_the_one_that_removed_it_says_changed(
+        sim, collection_parent, tmp_path):
+    pid, bid = project_and_branch(sim)
+    ok(run(sim, "neon_auth", project_id=pid))
+    path = "/projects/%s/branches/%s/auth/oauth_providers" % (pid, bid)
+    results = two_runs(sim, collection_parent, tmp_path, "neon_auth_oauth_provider", path, project_id=pid,
+                       provider="github", state="absent")
+    assert sorted(result["changed"] for result in results) == [False, True]
+    other = next(result for result in results if not result["changed"])
+    assert "removed by another run at the same time" in everything_shown(other["warnings"])
+    assert "github" not in [item["id"] for item in auth(sim, pid, bid, "/oauth_providers")["providers"]]

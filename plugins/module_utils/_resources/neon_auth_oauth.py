@@ -20,7 +20,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
-from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, locate_branch
 from ansible_collections.neon.cloud.plugins.module_utils._resources.neon_auth import auth_path
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
@@ -31,7 +31,7 @@ PROVIDER_FIELDS = dict(required={"id": (str,), "type": (str,)},
                        optional={"client_id": (str, type(None)), "client_secret": (str, type(None)),
                                  "microsoft_tenant_id": (str, type(None))})
 COMPARED = ("client_id", "microsoft_tenant_id")
-NOT_FOUND = 404
+NOT_FOUND, CONFLICT = 404, 409
 
 
 def options_problem(params):
@@ -118,14 +118,18 @@ class OAuthProvider(Writer):
                 return None
             raise Refusal("Neon Auth is not enabled on branch %s (HTTP 404: %s): enable it first with "
                           "neon.cloud.neon_auth" % (branch_label(self.branch), error.api_message or "not found"), error)
+        current = self._provider_in(data, path)
+        self.task.kept["oauth_provider"] = shown(current)
+        return current
+
+    def _provider_in(self, data, path):
+        """The asked provider in a listing (checked; every secret in it kept out of messages), or None."""
         items = answers.items_of(data, "GET", path, "providers", PROVIDER_FIELDS)
         for item in items:
             secret = item.get("client_secret")
             self.client.remember_secret(secret if isinstance(secret, str) and secret else None)
         found = [item for item in items if item["id"] == self.params["provider"]]
-        current = found[0] if found else None
-        self.task.kept["oauth_provider"] = shown(current)
-        return current
+        return found[0] if found else None
 
     def decide(self, current):
         return oauth_plan(current, self.params)
@@ -151,11 +155,27 @@ class OAuthProvider(Writer):
     def act(self, current, plan):
         label = "the %s OAuth provider of branch %s" % (self.params["provider"], branch_label(self.branch))
         if plan.action == "delete":
-            self.delete(self._path(self.params["provider"]), "Removing " + label, no_content=True)
-            self.task.did(label + " was removed")
+            deleted, _answer = self.delete(self._path(self.params["provider"]), "Removing " + label, no_content=True,
+                                           gone="%s was removed by another run at the same time" % label)
+            if deleted:
+                self.task.did(label + " was removed")
             return None
         method, path = ("POST", self._path()) if plan.action == "add" else ("PATCH", self._path(self.params["provider"]))
-        data = self.task.change(method, path, None, plan.body, ("Adding " if method == "POST" else "Updating ") + label)
+        try:
+            data = self.task.change(method, path, None, plan.body, ("Adding " if method == "POST" else "Updating ") + label)
+        except TaskFailure as failure:
+            # 409 to an add: another run added it meanwhile; read again, it is then compared as on any run
+            found = self._provider_in(self.client.get(path), path) \
+                if method == "POST" and getattr(failure.cause, "status", None) == CONFLICT else None
+            if found is None:
+                raise
+            self.task.warnings.append("%s was added by another run at the same time (this run's add was refused: it "
+                                      "exists)" % (label[0].upper() + label[1:]))
+            plan = oauth_plan(found, self.params)
+            if plan.action == "none":
+                return found
+            method, path = "PATCH", self._path(self.params["provider"])
+            data = self.task.change(method, path, None, plan.body, "Updating " + label)
         self.task.did(label + (" was added" if method == "POST" else " was updated"))
         try:
             item = answers.Checker(method, path).fields(data, "the answer", **PROVIDER_FIELDS)
