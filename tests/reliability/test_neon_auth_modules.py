@@ -407,3 +407,16 @@ def test_two_runs_removing_an_oauth_provider_at_once_only_the_one_that_removed_i
     other = next(result for result in results if not result["changed"])
     assert "removed by another run at the same time" in everything_shown(other["warnings"])
     assert "github" not in [item["id"] for item in auth(sim, pid, bid, "/oauth_providers")["providers"]]
+
+
+def test_two_runs_creating_one_user_at_once_both_succeed_and_it_is_created_once(sim, collection_parent, tmp_path):
+    pid, bid = project_and_branch(sim)
+    ok(run(sim, "neon_auth", project_id=pid))
+    seq = last_seq(sim)
+    # the API reads no user, so each run's first request is the branch's listing: held until both have it
+    results = two_runs(sim, collection_parent, tmp_path, "neon_auth_user", "/projects/%s/branches" % pid,
+                       project_id=pid, email="qa@example.com", name="QA")
+    assert posts_to(sim, seq, "/projects/%s/branches/%s/auth/users" % (pid, bid)) == [201, 409]
+    assert sorted(result["changed"] for result in results) == [False, True]
+    made = next(result for result in results if result["changed"])
+    assert [(user["id"], user["email"]) for user in users(sim, pid, bid)] == [(made["user_id"], "qa@example.com")]
