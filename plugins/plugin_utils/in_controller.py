@@ -14,8 +14,9 @@ Python and its imports are saved.
 
 The module is shipped (``ActionBase._execute_module`` as for any module) when the task does not run in
 this Python: a connection other than ``local`` (a remote host, or a task delegated to one), ``become``,
-``async``, a task ``environment:``, an ``ansible_python_interpreter`` naming another Python than the
-controller's, ``requests`` missing here, or the variable ``neon_cloud_in_controller`` false.
+``async``, a task ``environment:``, an ``ansible_python_interpreter`` (or ``interpreter_python`` of ansible.cfg, or
+``ANSIBLE_PYTHON_INTERPRETER``) naming another Python than the controller's, ``requests`` missing here, a macOS
+controller without OBJC_DISABLE_INITIALIZE_FORK_SAFETY=YES, or the variable ``neon_cloud_in_controller`` false.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -29,6 +30,7 @@ import os
 import sys
 from contextlib import redirect_stdout
 
+from ansible import constants as C
 from ansible.module_utils.common.text.converters import to_text
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action.normal import ActionModule as NormalAction
@@ -70,13 +72,20 @@ AUTO_INTERPRETERS = ("auto", "auto_silent", "auto_legacy", "auto_legacy_silent")
 display = Display()
 
 
-def ship_reason(in_controller_var, connection, become, async_val, environment, interpreter, has_requests=HAS_REQUESTS):
+def ship_reason(in_controller_var, connection, become, async_val, environment, interpreter, has_requests=HAS_REQUESTS,
+                platform=sys.platform, fork_safety_off=None):
     """Why the module must be shipped rather than run here (a sentence for -vvv), or None to run it here.
 
     ``in_controller_var``: the templated value of neon_cloud_in_controller (None when unset);
     ``connection``: the connection plugin's name; ``environment``: the task's templated environment entries;
-    ``interpreter``: the templated ansible_python_interpreter of the host the task runs on (None when unset).
+    ``interpreter``: the Python asked for the host the task runs on (ansible_python_interpreter, else the
+    ANSIBLE_PYTHON_INTERPRETER variable or interpreter_python of ansible.cfg; None or ``auto``: none on purpose).
+    ``platform``, ``fork_safety_off``: on macOS, a forked worker that reads the system's proxy settings (requests does,
+    through urllib) may be aborted by the Objective-C runtime unless OBJC_DISABLE_INITIALIZE_FORK_SAFETY is YES; a
+    shipped module runs in a Python of its own and is safe.
     """
+    if fork_safety_off is None:
+        fork_safety_off = os.environ.get("OBJC_DISABLE_INITIALIZE_FORK_SAFETY") == "YES"
     if in_controller_var is not None and not boolean(in_controller_var, strict=False):
         return "%s is false" % IN_CONTROLLER_VAR
     if connection not in LOCAL_CONNECTIONS:
@@ -91,7 +100,19 @@ def ship_reason(in_controller_var, connection, become, async_val, environment, i
         return "ansible_python_interpreter is %s, not this controller's Python %s" % (interpreter, sys.executable)
     if not has_requests:
         return "the controller's Python has no requests"
+    if platform == "darwin" and not fork_safety_off:
+        return ("the controller is macOS, where a forked worker may not read the system's proxy settings "
+                "(OBJC_DISABLE_INITIALIZE_FORK_SAFETY=YES lets modules run in the controller)")
     return None
+
+
+def configured_interpreter(host_vars):
+    """The Python asked for by Ansible's configuration (INTERPRETER_PYTHON: ansible.cfg's interpreter_python, the
+    ANSIBLE_PYTHON_INTERPRETER variable), ``auto`` by default; None when it cannot be read."""
+    try:
+        return C.config.get_config_value("INTERPRETER_PYTHON", variables=host_vars)
+    except Exception:  # pylint: disable=broad-except  (an unreadable setting: decided as if none were given)
+        return None
 
 
 def _venv_of(path):
@@ -147,6 +168,8 @@ class InControllerAction(NormalAction):
             host_vars = (task_vars.get("ansible_delegated_vars") or {}).get(self._task.delegate_to) or {}
         environment = [self._templar.template(entry) for entry in (self._task.environment or ())]
         interpreter = host_vars.get("ansible_python_interpreter")
+        if interpreter is None:  # the ANSIBLE_PYTHON_INTERPRETER variable, or interpreter_python in ansible.cfg
+            interpreter = configured_interpreter(host_vars)
         return ship_reason(
             in_controller_var=self._templated(task_vars.get(IN_CONTROLLER_VAR)),
             connection=getattr(self._connection, "transport", None),

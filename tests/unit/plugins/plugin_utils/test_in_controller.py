@@ -29,7 +29,7 @@ from ansible_collections.neon.cloud.plugins.plugin_utils.in_controller import (
 
 KEY = "napi_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
 LOCAL = dict(in_controller_var=None, connection="local", become=False, async_val=0, environment=[],
-             interpreter=None, has_requests=True)
+             interpreter=None, has_requests=True, platform="linux", fork_safety_off=False)
 
 
 def decide(**changes):
@@ -48,8 +48,9 @@ def decide(**changes):
     {"environment": [{}]},
     {"interpreter": sys.executable},
     {"interpreter": "auto_silent"},
+    {"platform": "darwin", "fork_safety_off": True},
 ], ids=["local", "local by its full name", "asked for", "asked for as a string", "an empty environment",
-        "this Python", "interpreter discovery"])
+        "this Python", "interpreter discovery", "macOS with the fork safety off"])
 def test_a_task_on_the_controller_runs_in_the_process(changes):
     assert decide(**changes) is None
 
@@ -65,10 +66,22 @@ def test_a_task_on_the_controller_runs_in_the_process(changes):
     ({"interpreter": "/usr/bin/env python3"}, "ansible_python_interpreter"),
     ({"interpreter": "/opt/other-python/bin/python3"}, "ansible_python_interpreter"),
     ({"has_requests": False}, "no requests"),
+    ({"platform": "darwin"}, "OBJC_DISABLE_INITIALIZE_FORK_SAFETY=YES"),
 ], ids=["not wanted", "not wanted, from -e", "remote host", "container", "become", "async", "task environment",
-        "env python", "another python", "no requests"])
+        "env python", "another python", "no requests", "macOS"])
 def test_a_task_that_runs_elsewhere_ships_the_module(changes, reason):
     assert reason in decide(**changes)
+
+
+def test_the_interpreter_asked_for_in_the_environment_or_ansible_cfg_counts(monkeypatch):
+    """ANSIBLE_PYTHON_INTERPRETER (as interpreter_python of ansible.cfg) names another Python: the module is shipped
+    to it, as it would be without this plugin; unset, it is auto (nothing asked for on purpose)."""
+    monkeypatch.delenv("ANSIBLE_PYTHON_INTERPRETER", raising=False)
+    assert in_controller.configured_interpreter({}) in in_controller.AUTO_INTERPRETERS
+    monkeypatch.setenv("ANSIBLE_PYTHON_INTERPRETER", "/opt/other-python/bin/python3")
+    assert in_controller.configured_interpreter({}) == "/opt/other-python/bin/python3"
+    assert "ansible_python_interpreter" in decide(interpreter=in_controller.configured_interpreter({}))
+    assert in_controller.configured_interpreter({"ansible_python_interpreter": sys.executable}) == sys.executable
 
 
 def _venv(folder, python):
