@@ -291,6 +291,17 @@ def test_a_jwks_url_is_added_for_a_branch_refused_when_it_differs_and_removed(si
 
 
 # ---------------------------------------------------------------------------------------------- two runs at once
+def test_enabling_that_reads_as_not_enabled_right_after_fails_clearly_and_keeps_the_keys(sim):
+    """The read after the enabling POST answers 404 (another run disabled it meanwhile): a failure that says so and
+    still carries the keys the service returned once, never a traceback."""
+    pid, bid = project_and_branch(sim)
+    sim.add_fault(method="GET", path="/api/v2/projects/%s/branches/%s/auth" % (pid, bid), count=2, status=404)
+    result = failed(run(sim, "neon_auth", project_id=pid, allow_localhost=False))
+    assert "reads as not enabled right after" in result["msg"]
+    assert result["secret_server_key"].startswith("ssk_") and result["pub_client_key"].startswith("pck_")
+    assert "Traceback" not in everything_shown(result)
+
+
 # Two module processes, as two AWX jobs of one template: a barrier holds the answers to their first reading until both
 # have read (nothing there yet), so both send the create and the service refuses the second with 409.
 

@@ -408,7 +408,11 @@ class NeonAuthTask(Writer):
             return None
         if plan.enable:
             self._enable(label)
-            current = self._settings(get_integration(self.client, self.project_id, bid))
+            integration = get_integration(self.client, self.project_id, bid)
+            if integration is None:  # disabled meanwhile by another run, or not readable yet: the keys stay kept
+                raise Refusal("Neon Auth of branch %s was enabled, but reads as not enabled right after (another run "
+                              "may have disabled it); its keys, returned once, are in this result" % label)
+            current = self._settings(integration)
             plan = self.unless_refused(self.decide, current)
         self._apply(current, plan, label)
         return None
