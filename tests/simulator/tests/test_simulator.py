@@ -18,6 +18,7 @@ import pytest
 import requests
 import neon_simulator
 from neon_simulator import state as state_module
+from neon_simulator.clock import Clock
 
 Simulator = neon_simulator.Simulator
 SIMULATOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(neon_simulator.__file__)))
@@ -490,7 +491,9 @@ def test_rate_limit_answers_429_with_retry_after():
 
 
 def test_seed_is_deterministic():
-    one = state_module.State("k1", 1)
+    # the clock stands still (its monotonic source frozen): the seeded running operations stay running however long
+    # a busy machine takes to build three states
+    one = state_module.State("k1", 1, clock=Clock(monotonic=lambda: 1000.0))
     again, other = state_module.State("k2", 1), state_module.State("k3", 2)
     assert [p.id for p in one.shared.project_order] == [p.id for p in again.shared.project_order]
     demo = one.demo_project_id
