@@ -118,6 +118,12 @@ class NeonModule:
         if value in (".", ".."):
             self.fail("%s must not be %r: it would make the request reach another endpoint" % (name, value))
 
+    def require_project_id(self):
+        """``project_id`` as a path parameter; in check mode an empty one is a project an earlier task of the play
+        would make (_resources/refusal.py, Missing), which the writer takes as made."""
+        if not (self.check_mode and not (self.params.get("project_id") or "").strip()):
+            self.require_path_parameter("project_id")
+
     def resource_task(self, *path_parameters, predicts_project=False):
         """The ResourceTask of a module that changes resources, once ``path_parameters`` (option
         names) and the wait options (plugins/doc_fragments/api.py, WAIT) are checked. ``predicts_project``:

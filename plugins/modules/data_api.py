@@ -160,7 +160,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.task import 
 
 
 def work(neon):
-    for name in ("project_id", "branch", "database"):
+    neon.require_project_id()
+    for name in ("branch", "database"):
         neon.require_path_parameter(name)
     task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
     return DataApi(task, neon.params).run()

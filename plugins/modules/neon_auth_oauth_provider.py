@@ -106,7 +106,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.task import 
 
 
 def work(neon):
-    neon.require_path_parameter("project_id")
+    neon.require_project_id()
     neon.require_path_parameter("branch")
     task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
     return OAuthProvider(task, neon.params).run()

@@ -79,7 +79,7 @@ EXAMPLES = r"""
     branch: pr-42
     id: "{{ qa_admin.user_id }}"
     state: absent
-  when: qa_admin.user_id
+  when: qa_admin.user_id is not none
 """
 
 RETURN = r"""
@@ -107,7 +107,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.task import 
 
 
 def work(neon):
-    for name in ("project_id", "branch", "id"):
+    neon.require_project_id()
+    for name in ("branch", "id"):
         neon.require_path_parameter(name)
     task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
     return AuthUser(task, neon.params).run()

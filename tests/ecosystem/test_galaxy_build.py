@@ -67,7 +67,9 @@ MANAGES = {
                 "vpc_endpoint_info": "private networking", "consumption_info": "consumption",
                 "branch_restore": "restores", "snapshot": "snapshots", "snapshot_info": "snapshots",
                 "snapshot_restore": "snapshots", "snapshot_schedule": "backup schedules",
-                "branch_schema_info": "schema"},
+                "branch_schema_info": "schema", "branch_recover": "recovering", "project_recover": "recovering",
+                "neon_auth": "Neon Auth", "neon_auth_info": "Neon Auth", "neon_auth_oauth_provider": "Neon Auth",
+                "neon_auth_user": "Neon Auth", "data_api": "Data API", "jwks": "JWKS"},
     "inventory": {"projects": "inventory"},
 }
 

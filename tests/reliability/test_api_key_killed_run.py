@@ -53,7 +53,10 @@ PLAYBOOK = """
 def _playbook(tmp_path, collection_parent, sim, name, **popen):
     env = ansible_env(tmp_path, collection_parent, NEON_API_URL=sim.url, NEON_API_KEY=sim.api_key)
     command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", localhost_inventory(tmp_path),
-               "site.yml", "-e", "key_name=%s" % name]
+               "site.yml", "-e", "key_name=%s" % name,
+               # shipped, so that the module has a process of its own to kill in the middle of its request (in the
+               # controller it runs in the play's worker, killed with the play: the same loss of the answer)
+               "-e", "neon_cloud_in_controller=false"]
     return subprocess.Popen(command, cwd=str(tmp_path), env=env, **popen)
 
 

@@ -21,7 +21,7 @@ __metaclass__ = type
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, locate_branch
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, branch_named
 from ansible_collections.neon.cloud.plugins.module_utils._resources.neon_auth import is_url
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
@@ -81,9 +81,10 @@ class DataApi(Writer):
         problem = options_problem(self.params)
         if problem:
             raise Refusal(problem)
-        self.branch = locate_branch(self.client, self.project_id, self.params.get("branch"))
+        # in check mode, a branch (or project) an earlier task of the play would make is taken as made, without one
+        self.branch = branch_named(self.task, self.project_id, self.params.get("branch"))
         self.task.kept["branch_id"] = self.branch["id"]
-        current = self._get()
+        current = None if self.branch["id"] is None else self._get()
         self.task.kept["data_api"] = current
         return current
 

@@ -25,7 +25,7 @@ __metaclass__ = type
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, locate_branch
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, branch_named, locate_branch
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
 
@@ -312,9 +312,11 @@ class NeonAuthTask(Writer):
         problem = options_problem(self.params)
         if problem:
             raise Refusal(problem)
-        self.branch = locate_branch(self.client, self.project_id, self.params.get("branch"))
+        # in check mode, a branch (or project) an earlier task of the play would make is taken as made, without Neon Auth
+        self.branch = branch_named(self.task, self.project_id, self.params.get("branch"))
         self.task.kept["branch_id"] = self.branch["id"]
-        integration = get_integration(self.client, self.project_id, self.branch["id"])
+        integration = None if self.branch["id"] is None else get_integration(self.client, self.project_id,
+                                                                             self.branch["id"])
         self.task.kept["neon_auth"] = integration
         self.task.kept["enabled"] = integration is not None
         return self._settings(integration) if integration is not None and self.present else {"integration": integration}

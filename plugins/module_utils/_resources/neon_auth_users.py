@@ -24,7 +24,7 @@ import re
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, locate_branch
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import branch_label, branch_named
 from ansible_collections.neon.cloud.plugins.module_utils._resources.neon_auth import auth_path
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
@@ -85,7 +85,8 @@ class AuthUser(Writer):
         problem = options_problem(self.params)
         if problem:
             raise Refusal(problem)
-        self.branch = locate_branch(self.client, self.project_id, self.params.get("branch"))
+        # in check mode, a branch (or project) an earlier task of the play would make is taken as made
+        self.branch = branch_named(self.task, self.project_id, self.params.get("branch"))
         self.task.kept["branch_id"] = self.branch["id"]
         self.task.kept["user_id"] = self.params.get("id")
         return None
