@@ -400,6 +400,13 @@ def sim_now(sim):
     return sim.state.clock.time()
 
 
+def last_day(sim):
+    """The last day on the simulator's clock, which other tests of the session may have moved days ahead (a module's
+    own ``to`` is this machine's now)."""
+    now = sim_now(sim)
+    return {"from": iso(now - 86400), "to": iso(now)}
+
+
 def consumption_requests(sim, seq):
     return [entry for entry in sim.requests(since=seq) if entry["path"].startswith("/api/v2/consumption_history/")]
 
@@ -459,7 +466,7 @@ def test_consumption_per_branch_reads_a_row_per_branch_of_the_projects_named_eve
     monkeypatch.setattr(consumption_module(), "BRANCH_PAGE_MAX", 2)  # 5 rows: pages of 2, 2 and 1
     seq = last_seq(sim)
     read = ok(run(sim, "consumption_info", api_key=key, org_id=usage_team["id"], scope="branches", project_ids=projects,
-                  granularity="daily", metrics=["compute_unit_seconds"], **{"from": iso(sim_now(sim) - 86400)}))
+                  granularity="daily", metrics=["compute_unit_seconds"], **last_day(sim)))
     pages = consumption_requests(sim, seq)
     assert {entry["path"] for entry in pages} == {"/api/v2/consumption_history/v2/branches"}
     assert [entry["status"] for entry in pages] == [200, 200, 200]
@@ -470,7 +477,7 @@ def test_consumption_per_branch_reads_a_row_per_branch_of_the_projects_named_eve
     one = rows[0]
     picked = ok(run(sim, "consumption_info", api_key=key, org_id=usage_team["id"], scope="branches",
                     project_ids=[one[0]], branch_ids=[one[1]], granularity="daily",
-                    **{"from": iso(sim_now(sim) - 86400)}))
+                    **last_day(sim)))
     assert [(row["project_id"], row["branch_id"]) for row in picked["branches"]] == [one]
 
 
@@ -484,7 +491,7 @@ def test_consumption_takes_a_metric_it_does_not_know_yet_as_it_comes(sim, paced)
         "period_start": "2025-05-01T00:00:00Z", "consumption": frames}]}]}
     sim.add_fault(method="GET", path="/api/v2/consumption_history/v2/projects", status=200, body=json.dumps(answer))
     read = ok(run(sim, "consumption_info", org_id=ORG, granularity="daily", metrics=["compute_unit_seconds"],
-                  **{"from": iso(sim_now(sim) - 86400)}))
+                  **last_day(sim)))
     assert read["totals"] == {"compute_unit_seconds": 30, "gpu_unit_seconds": 3}
     assert read["projects"][0]["periods"][0]["period_plan"] == "scale_v4"
 
@@ -494,7 +501,7 @@ def test_consumption_asks_project_ids_a_hundred_at_a_time_and_names_those_not_an
     ids = [item["id"] for item in usage_team["projects"]] + ["not-a-project-1"]
     seq = last_seq(sim)
     read = ok(run(sim, "consumption_info", api_key=key, org_id=usage_team["id"], granularity="daily", project_ids=ids,
-                  metrics=["compute_unit_seconds", "extra_branches_month"], **{"from": iso(sim_now(sim) - 86400)}))
+                  metrics=["compute_unit_seconds", "extra_branches_month"], **last_day(sim)))
     asked = [entry["query"] for entry in consumption_requests(sim, seq)]
     assert [query.count("%2C") + 1 for query in [part for query in asked for part in query.split("&")
                                                  if part.startswith("project_ids=")]] == [100, 51]
@@ -508,7 +515,7 @@ def test_consumption_paces_its_requests_under_the_limit_on_the_injected_clock(si
     monkeypatch.setattr(consumption, "PAGE_MAX", 4)  # 60 projects: 15 full pages and an empty one
     sim.state.consumption.set_consumption_limits({"rate_per_minute": 30, "burst": 5})  # a tight bucket: unpaced, the 6th is a 429
     seq = last_seq(sim)
-    read = ok(run(sim, "consumption_info", api_key=key, org_id=usage_team["id"], **{"from": iso(sim_now(sim) - 86400)}))
+    read = ok(run(sim, "consumption_info", api_key=key, org_id=usage_team["id"], **last_day(sim)))
     entries = consumption_requests(sim, seq)
     assert len(read["projects"]) == 60 and len(entries) == 16
     assert [entry["status"] for entry in entries] == [200] * 16  # never refused for its rate
@@ -522,16 +529,16 @@ def test_consumption_paces_its_requests_under_the_limit_on_the_injected_clock(si
 def test_consumption_waits_out_a_429_and_fails_with_the_plan_s_403(sim, paced):
     sim.add_fault(method="GET", path="/api/v2/consumption_history/v2/projects", status=429, count=2)
     seq = last_seq(sim)
-    read = ok(run(sim, "consumption_info", org_id=ORG, **{"from": iso(sim_now(sim) - 86400)}))
+    read = ok(run(sim, "consumption_info", org_id=ORG, **last_day(sim)))
     assert [entry["status"] for entry in consumption_requests(sim, seq)] == [429, 429, 200]
     assert CHECKOUT in [item["project_id"] for item in read["projects"]]
 
     small, key = team(sim, "usage-free", plan="free", projects=1)
-    refused = failed(run(sim, "consumption_info", api_key=key, org_id=small["id"], **{"from": iso(sim_now(sim) - 86400)}))
+    refused = failed(run(sim, "consumption_info", api_key=key, org_id=small["id"], **last_day(sim)))
     assert "HTTP 403" in refused["msg"] and "requires a Launch, Scale, Agent, Business or Enterprise" in refused["msg"]
     business, key = team(sim, "usage-business", plan="business", projects=1)
     per_branch = failed(run(sim, "consumption_info", api_key=key, org_id=business["id"], scope="branches",
-                            project_ids=[business["projects"][0]["id"]], **{"from": iso(sim_now(sim) - 86400)}))
+                            project_ids=[business["projects"][0]["id"]], **last_day(sim)))
     assert "HTTP 403" in per_branch["msg"] and "paid usage-based Launch" in per_branch["msg"]
-    stranger = failed(run(sim, "consumption_info", api_key=key, org_id=ORG, **{"from": iso(sim_now(sim) - 86400)}))
+    stranger = failed(run(sim, "consumption_info", api_key=key, org_id=ORG, **last_day(sim)))
     assert "HTTP 404" in stranger["msg"] and "not a member of organization %s" % ORG in stranger["msg"]
