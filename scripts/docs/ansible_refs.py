@@ -18,6 +18,9 @@ ANSIBLE_LABELS = {
     "common_return_values": "reference_appendices/common_return_values.html#common-return-values",
     # the environment variables page of the collection
     "ansible_configuration_settings": "reference_appendices/config.html#ansible-configuration-settings",
+    # "This module has a corresponding action plugin", on every module page (plugins/action/: performance.rst,
+    # "Two ways to run a module")
+    "action_plugins": "plugins/action.html#action-plugins",
 }
 
 
