@@ -282,6 +282,33 @@ def test_a_project_deleted_between_the_listing_and_its_details_does_not_fail_the
     assert types(watch.poll()) == [("project_created", project["id"])]  # its operations: 404, left for later
 
 
+def test_a_running_operation_with_a_created_at_that_is_no_time_does_not_end_the_source(neon_events, sim):
+    # untrusted answers: one running operation's created_at does not parse, another's does; the poll goes on
+    pid = sim.demo_project_id
+    watch = watcher(neon_events, sim, events=["operations"], projects_per_poll=40)
+    watch.poll()
+    running = {"id": "0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c10", "project_id": pid, "action": "apply_config",
+               "status": "running", "failures_count": 0, "created_at": "yesterday", "updated_at": "yesterday"}
+    good = dict(running, id="0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c11", created_at="2030-01-01T00:00:00Z",
+                updated_at="2030-01-01T00:00:00Z")
+    sim.add_fault(method="GET", path="/api/v2/projects/%s/operations" % pid, status=200, count=1,
+                  body=json.dumps({"operations": [good, running], "pagination": {}}))
+    assert watch.poll() == []
+    assert watch.state["projects"][pid]["ops_after"] == "2030-01-01T00:00:00Z"
+
+
+def test_a_404_after_a_project_s_operations_were_read_loses_none_of_their_failures(neon_events, sim):
+    pid = sim.demo_project_id
+    watch = watcher(neon_events, sim, events=["operations", "branches"], projects_per_poll=40)
+    watch.poll()
+    op = sim.start_operations(pid, action="apply_config", hold=True)[0]
+    watch.poll()
+    sim.release_operations(pid, op["id"], outcome="failed", error="no capacity")
+    sim.add_fault(method="GET", path="/api/v2/projects/%s/branches" % pid, status=404, count=1)
+    assert watch.poll() == []  # its branches: 404, the project left as it was for the next poll
+    assert types(watch.poll()) == [("operation_failed", pid)]
+
+
 def test_a_dead_api_is_one_event_then_polls_again_after_growing_pauses_then_recovered(neon_events, sim):
     settings = neon_events.Settings(dict(api_key=sim.api_key, api_url=sim.url, events=["projects"], interval=10,
                                     max_backoff=60, api_retries=0))

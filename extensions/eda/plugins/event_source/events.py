@@ -349,6 +349,7 @@ class Watcher:
         """A project's details; one deleted since the listing (404) is left for the next poll, which reports it
         deleted, rather than failing this one."""
         found = []
+        saved = dict(record)  # a 404 part way leaves the record as it was: what was read is read again next poll
         try:
             if "operations" in self.settings.kinds:
                 self._operations(project_id, record, found)
@@ -360,6 +361,8 @@ class Watcher:
             if error.status != 404:
                 raise
             LOG.info("project %s not read: %s", project_id, error.describe())
+            record.clear()
+            record.update(saved)
             return
         events.extend(found)
 
@@ -391,7 +394,7 @@ class Watcher:
             if created is not None and (newest is None or _before(newest, created)):
                 newest = created
             if operation["status"] not in ENDED_STATUSES:
-                if created is not None:
+                if timestamps.timestamp(created) is not None:  # a created_at that is no time cannot be a cursor
                     open_times.append(created)
                 continue
             if operation["status"] not in FAILED_STATUSES or operation["id"] in reported:
@@ -524,7 +527,10 @@ class Source:
                 self.down_since, self.failures = None, 0
             for one in events:
                 await queue.put(one)
-            save_cursor(self.settings.cursor_file, self.watcher.state)
+            try:
+                save_cursor(self.settings.cursor_file, self.watcher.state)
+            except OSError as error:  # a full disk, a folder gone: polling goes on, the next poll tries again
+                LOG.warning("cursor_file %s not written: %s", self.settings.cursor_file, error)
             await self.sleep(self.settings.interval)
 
     def _failed(self, error):
