@@ -34,6 +34,7 @@ import logging
 import os
 import shutil
 import threading
+import time
 
 from .errors import NotSimulated
 from .pg_binaries import RUN_AS_WHEN_ROOT, ENV_WORKDIR, PostgresUnavailable, Programs, find_bin, make_workdir, run_as
@@ -44,6 +45,9 @@ _LOG = logging.getLogger("neon_simulator.postgres")
 MESSAGE_NOT_SIMULATED = ("%s is not simulated with real Postgres computes: the simulator keeps each branch's data "
                          "as of now, not its history (start it without --postgres to simulate it)")
 ERRORS_KEPT = 50
+# A database's rename, when a new session came between the end of its sessions and the rename: tried this often.
+RENAME_ATTEMPTS = 5
+RENAME_PAUSE = 0.2
 
 
 def _pg_settings(endpoint):
@@ -366,11 +370,22 @@ class RealComputes:
         managed = cluster.managed
         if managed["roles"] == roles and managed["databases"] == databases:
             return
-        for statement, database in self._statements(cluster, managed, roles, databases):
-            try:
-                cluster.sql(statement, database=database)
-            except (RuntimeError, ValueError) as error:
-                self._note("branch %s: %s" % (branch.id, error))
+        steps = self._statements(cluster, managed, roles, databases)
+        for index, (statement, database) in enumerate(steps):
+            for attempt in range(RENAME_ATTEMPTS):
+                try:
+                    cluster.sql(statement, database=database)
+                    break
+                except (RuntimeError, ValueError) as error:
+                    # a session (an autovacuum worker, say) that came between the sessions' end and the rename:
+                    # end them again and rename again, a few times
+                    if ("being accessed by other users" in str(error) and attempt + 1 < RENAME_ATTEMPTS and index
+                            and steps[index - 1][0].startswith("SELECT count(pg_terminate_backend")):
+                        cluster.sql(steps[index - 1][0], database=steps[index - 1][1])
+                        time.sleep(RENAME_PAUSE)
+                        continue
+                    self._note("branch %s: %s" % (branch.id, error))
+                    break
         cluster.managed = {"roles": roles, "databases": databases}
 
     @staticmethod
