@@ -111,8 +111,8 @@ def configured_interpreter(host_vars):
     ANSIBLE_PYTHON_INTERPRETER variable), ``auto`` by default; None when it cannot be read."""
     try:
         return C.config.get_config_value("INTERPRETER_PYTHON", variables=host_vars)
-    except Exception:  # pylint: disable=broad-except  (an unreadable setting: decided as if none were given)
-        return None
+    except Exception:  # pylint: disable=broad-except
+        return None  # an unreadable setting: decided as if none were given
 
 
 def _venv_of(path):
