@@ -193,9 +193,8 @@ def _period_id(seed_value, account_id, period_start_us):
     return str(uuid.UUID(hex=digest, version=4))
 
 
-def periods(frames, values_of, metrics, plan, seed_value, account_id, now_us):
-    """ConsumptionHistoryPerPeriod objects: ``frames`` grouped by calendar month, each timeframe's metrics from
-    ``values_of(start, end)``."""
+def _grouped(frames, frame_of, plan, seed_value, account_id, now_us):
+    """``frames`` grouped by calendar month into period objects, each timeframe's object ``frame_of(start, end)``."""
     answer = []
     for start, end in frames:
         period_start = _month_start(start)
@@ -206,6 +205,14 @@ def periods(frames, values_of, metrics, plan, seed_value, account_id, now_us):
                 period["period_end"] = iso_seconds(_next_month(period_start))
             period["consumption"] = []
             answer.append((period_start, period))
+        answer[-1][1]["consumption"].append(frame_of(start, end))
+    return [period for _start, period in answer]
+
+
+def periods(frames, values_of, metrics, plan, seed_value, account_id, now_us):
+    """ConsumptionHistoryPerPeriod objects: ``frames`` grouped by calendar month, each timeframe's metrics from
+    ``values_of(start, end)``."""
+    def frame_of(start, end):
         values = values_of(start, end)
         frame = {"timeframe_start": iso_seconds(start), "timeframe_end": iso_seconds(end)}
         for metric in PROJECT_METRICS:
@@ -213,8 +220,9 @@ def periods(frames, values_of, metrics, plan, seed_value, account_id, now_us):
                 frame[metric] = values[metric]
             elif metric in DEFAULT_METRICS:
                 frame[metric] = 0
-        answer[-1][1]["consumption"].append(frame)
-    return [period for _start, period in answer]
+        return frame
+
+    return _grouped(frames, frame_of, plan, seed_value, account_id, now_us)
 
 
 def usage_v2(seed_value, owner, created_us, granularity, start_us, end_us, now_us):
@@ -245,21 +253,12 @@ def usage_v2(seed_value, owner, created_us, granularity, start_us, end_us, now_u
 def periods_v2(frames, values_of, metrics, plan, seed_value, account_id, now_us):
     """ConsumptionHistoryPerPeriodV2 objects: as ``periods``, each timeframe's ``metrics`` a list of ``{metric_name,
     value}`` in the order of ``metrics``."""
-    answer = []
-    for start, end in frames:
-        period_start = _month_start(start)
-        if not answer or answer[-1][0] != period_start:
-            period = {"period_id": _period_id(seed_value, account_id, period_start), "period_plan": plan,
-                      "period_start": iso_seconds(period_start)}
-            if _next_month(period_start) <= now_us:
-                period["period_end"] = iso_seconds(_next_month(period_start))
-            period["consumption"] = []
-            answer.append((period_start, period))
+    def frame_of(start, end):
         values = values_of(start, end)
-        answer[-1][1]["consumption"].append({
-            "timeframe_start": iso_seconds(start), "timeframe_end": iso_seconds(end),
-            "metrics": [{"metric_name": metric, "value": values[metric]} for metric in metrics]})
-    return [period for _start, period in answer]
+        return {"timeframe_start": iso_seconds(start), "timeframe_end": iso_seconds(end),
+                "metrics": [{"metric_name": metric, "value": values[metric]} for metric in metrics]}
+
+    return _grouped(frames, frame_of, plan, seed_value, account_id, now_us)
 
 
 # ---------------------------------------------------------------------- the query
