@@ -124,7 +124,7 @@ class NeonModule:
         if not (self.check_mode and not (self.params.get("project_id") or "").strip()):
             self.require_path_parameter("project_id")
 
-    def resource_task(self, *path_parameters, predicts_project=False):
+    def resource_task(self, *path_parameters, predicts_project=False, waits=True):
         """The ResourceTask of a module that changes resources, once ``path_parameters`` (option
         names) and the wait options (plugins/doc_fragments/api.py, WAIT) are checked. ``predicts_project``:
         the module's resource takes an empty ``project_id`` in check mode as a project an earlier task would
@@ -134,6 +134,8 @@ class NeonModule:
                     not (self.params.get(name) or "").strip():
                 continue
             self.require_path_parameter(name)
+        if not waits:  # the module has no wait options
+            return ResourceTask(self.client, check_mode=self.check_mode, diff=self.diff)
         self.require_positive("wait_timeout")
         return ResourceTask(self.client, wait=self.params["wait"], wait_timeout=self.params["wait_timeout"],
                             check_mode=self.check_mode, diff=self.diff)
@@ -147,6 +149,20 @@ class NeonModule:
                 neon.fail(problem)
             task = neon.resource_task(*resource.path_options, predicts_project=resource.predicts_project)
             return resource.run(task, neon.params)
+
+        self.run(work)
+
+    def run_writer(self, writer):
+        """The work of a module that changes something outside the walk (``writer``: its Writer class,
+        _resources/writer.py): the options it checks first, its ResourceTask (its path options, and the wait
+        options when it has them, checked), then the writer built from the options, run."""
+        def work(neon):
+            problem = writer.options_problem(neon.params)
+            if problem:
+                neon.fail(problem)
+            task = neon.resource_task(*writer.path_options, predicts_project=writer.predicts_project,
+                                      waits=writer.waits)
+            return writer.from_options(task, neon.params).run()
 
         self.run(work)
 

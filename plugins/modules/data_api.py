@@ -156,15 +156,6 @@ branch_id:
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 from ansible_collections.neon.cloud.plugins.module_utils._resources.data_api import DataApi
-from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
-
-
-def work(neon):
-    neon.require_project_id()
-    for name in ("branch", "database"):
-        neon.require_path_parameter(name)
-    task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    return DataApi(task, neon.params).run()
 
 
 def main():
@@ -195,7 +186,7 @@ def main():
             refresh_schema_cache=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
-    ).run(work)
+    ).run_writer(DataApi)
 
 
 if __name__ == "__main__":

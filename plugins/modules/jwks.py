@@ -81,13 +81,6 @@ jwks:
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 from ansible_collections.neon.cloud.plugins.module_utils._resources.jwks import ProjectJwks
-from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
-
-
-def work(neon):
-    neon.require_path_parameter("project_id")
-    task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    return ProjectJwks(task, neon.params).run()
 
 
 def main():
@@ -101,7 +94,7 @@ def main():
             state=dict(type="str", choices=["present", "absent"], default="present"),
         ),
         supports_check_mode=True,
-    ).run(work)
+    ).run_writer(ProjectJwks)
 
 
 if __name__ == "__main__":

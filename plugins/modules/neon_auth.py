@@ -305,14 +305,6 @@ trusted_domains:
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 from ansible_collections.neon.cloud.plugins.module_utils._resources.neon_auth import WEBHOOK_EVENTS, NeonAuthTask
-from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
-
-
-def work(neon):
-    neon.require_project_id()
-    neon.require_path_parameter("branch")
-    task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    return NeonAuthTask(task, neon.params).run()
 
 
 def main():
@@ -373,7 +365,7 @@ def main():
             )),
         ),
         supports_check_mode=True,
-    ).run(work)
+    ).run_writer(NeonAuthTask)
 
 
 if __name__ == "__main__":

@@ -102,14 +102,6 @@ branch_id:
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 from ansible_collections.neon.cloud.plugins.module_utils._resources.neon_auth_oauth import OAuthProvider
-from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
-
-
-def work(neon):
-    neon.require_project_id()
-    neon.require_path_parameter("branch")
-    task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    return OAuthProvider(task, neon.params).run()
 
 
 def main():
@@ -125,7 +117,7 @@ def main():
             state=dict(type="str", choices=["present", "absent"], default="present"),
         ),
         supports_check_mode=True,
-    ).run(work)
+    ).run_writer(OAuthProvider)
 
 
 if __name__ == "__main__":

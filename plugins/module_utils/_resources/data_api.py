@@ -69,6 +69,9 @@ class DataApiPlan:
 class DataApi(Writer):
     """The Data API of ``params["database"]`` of a branch (see the module's text)."""
 
+    path_options = ("project_id", "branch", "database")
+    predicts_project = True
+
     starts_operations = False
 
     def __init__(self, task, params):

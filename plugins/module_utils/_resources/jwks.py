@@ -69,6 +69,8 @@ class JwksPlan:
 class ProjectJwks(Writer):
     """A JWKS URL of ``params["project_id"]`` (see the module's text)."""
 
+    path_options = ("project_id",)
+
     starts_operations = False
 
     def __init__(self, task, params):

@@ -298,6 +298,9 @@ class NeonAuthPlan:
 class NeonAuthTask(Writer):
     """Neon Auth of a branch as ``params`` ask (see the module's text)."""
 
+    path_options = ("project_id", "branch")
+    predicts_project = True
+
     starts_operations = False
 
     def __init__(self, task, params):

@@ -90,6 +90,9 @@ def oauth_plan(current, params):
 class OAuthProvider(Writer):
     """The OAuth provider ``params["provider"]`` of a branch's Neon Auth (see the module's text)."""
 
+    path_options = ("project_id", "branch")
+    predicts_project = True
+
     starts_operations = False
 
     def __init__(self, task, params):

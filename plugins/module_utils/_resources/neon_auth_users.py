@@ -73,6 +73,9 @@ class UserPlan:
 class AuthUser(Writer):
     """A user of a branch's Neon Auth as ``params`` ask (see the module's text)."""
 
+    path_options = ("project_id", "branch", "id")
+    predicts_project = True
+
     starts_operations = False
 
     def __init__(self, task, params):

@@ -6,7 +6,9 @@
 The walk (resource.py) makes one object of a collection. What is not one - an organization's member,
 a project's grants, a VPC endpoint's assignment, a branch's backup schedule, a restore, API keys - is
 a ``Writer``: a class that gives the steps below, and that a module runs with its one entry verb,
-``run()``. The path is written once, in ``Writer.run``:
+``run()``. A module's one call is ``NeonModule(...).run_writer(TheWriter)`` (_module.py): the writer's
+``options_problem`` and ``path_options`` are checked, its task made, ``from_options`` builds it. The path
+is written once, in ``Writer.run``:
 
     read -> decide -> check mode (or nothing to change) -> act -> read again -> result
 
@@ -56,10 +58,26 @@ class Writer:
     and the result fields kept so far (``task.kept``)."""
 
     starts_operations = True  # False: none of its requests starts operations, so its result lists none
+    path_options = ()  # the module's options that go into a request's path (not empty, not . or ..: _module.py)
+    predicts_project = False  # in check mode, an empty project_id is a project an earlier task makes (refusal.Missing)
+    waits = False  # the module has the wait options (task.WAIT_ARGUMENT_SPEC): the task waits as they ask
 
     def __init__(self, task):
         self.task = task
         self.client = task.client
+
+    # ------------------------------------------------------------------------------------------ the module's options
+
+    @classmethod
+    def options_problem(cls, options):
+        """What the module's ``options`` alone say is wrong, checked before anything else: the task fails with
+        this sentence alone. None: nothing."""
+        return None
+
+    @classmethod
+    def from_options(cls, task, options):
+        """The writer the module's ``options`` ask for."""
+        return cls(task, options)
 
     # ------------------------------------------------------------------------------------------ the path
 
