@@ -124,6 +124,7 @@ def main(argv=None):
         print("NEON_SIM_CONTROL_URL=%s" % simulator.control_url, flush=True)
         if simulator.state.real is not None:  # psql is there too
             print("NEON_SIM_PG_BIN=%s" % simulator.state.real.bin_folder, flush=True)
+            print("NEON_SIM_PG_WORKDIR=%s" % simulator.state.real.workdir, flush=True)  # a launcher's clean-up
         print("NEON_SIM_ORG_ID=%s" % simulator.org_id, flush=True)  # the last line
         if args.url_file:
             _write_atomically(args.url_file, url + "\n")

@@ -20,8 +20,12 @@ the launcher waits for. A simulator that exits first, or does not listen within 
 
 With ``--postgres`` the computes are real PostgreSQL servers, children of the simulator (run as ``nobody`` when
 the simulator runs as root): :meth:`SimulatorProcess.stop` stops them with it, and kills whatever of its tree
-outlives the bound. The process-tree helpers (:func:`process_tree`, :func:`kill_tree`, :func:`process_gone`,
-Linux ``/proc``) are the tests' too: a cancelled AWX job kills ansible-playbook and all it started.
+outlives the bound. A simulator that died first (killed, crashed) leaves its servers running with no parent to
+find them by: the stop then finds them by their data folders, under the work folder the simulator printed
+(``NEON_SIM_PG_WORKDIR``), each server's ``postmaster.pid`` naming it, and removes that folder.
+
+The process-tree helpers (:func:`process_tree`, :func:`kill_tree`, :func:`process_gone`, Linux ``/proc``) are
+the tests' too: a cancelled AWX job kills ansible-playbook and all it started.
 
 Only the standard library: nox's own Python (without Werkzeug) loads this file by its path.
 """
@@ -46,6 +50,8 @@ POLL_SECONDS = 0.005  # the wait for the URL file: fine enough for the benchmark
 LOG_TAIL = 3000  # characters of the log in an error
 ANNOUNCED = re.compile(r"^(NEON_[A-Z_]+)=(\S+)$", re.MULTILINE)
 ENV_API_KEY = "NEON_SIMULATOR_API_KEY"  # read by the command line when --api-key is not given (__main__.py)
+PG_WORKDIR_PREFIX = "neon-sim-pg-"  # the work folder --postgres makes (pg_binaries.WORKDIR_PREFIX)
+PG_WORKDIR_DEPTH = 4  # how deep a server's data folder lies in it (template, computes/ID/data, ...)
 
 
 class _Printed:
@@ -129,6 +135,11 @@ class SimulatorProcess:
         signal). Stopping again returns the same."""
         timeout = self.stop_timeout if timeout is None else timeout
         code = stop_process(self.process, timeout)
+        pg_workdir = self.printed.get("NEON_SIM_PG_WORKDIR")
+        if pg_workdir and os.path.isdir(pg_workdir):  # the simulator died before it could stop its servers
+            stop_servers_under(pg_workdir, timeout)
+            if os.path.basename(pg_workdir.rstrip(os.sep)).startswith(PG_WORKDIR_PREFIX):
+                shutil.rmtree(pg_workdir, ignore_errors=True)
         if self._workdir is not None:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
@@ -288,6 +299,45 @@ def process_tree(root):
         found.append(pid)
         todo.extend(child for child, parent in parents.items() if parent == pid and child not in found)
     return found
+
+
+def servers_under(folder, depth=PG_WORKDIR_DEPTH):
+    """{pid: data folder} of the PostgreSQL servers that still run on a data folder under ``folder``: each
+    folder's ``postmaster.pid`` names its server (first line), and that process's command line names the folder
+    (a pid reused since by another process is left alone)."""
+    found = {}
+    base = os.path.abspath(folder)
+    for place, folders, files in os.walk(base):
+        if place[len(base):].count(os.sep) >= depth:
+            folders[:] = []
+        if "postmaster.pid" not in files:
+            continue
+        try:
+            with open(os.path.join(place, "postmaster.pid"), encoding="ascii", errors="replace") as handle:
+                pid = int(handle.readline().strip())
+        except (OSError, ValueError):
+            continue
+        if pid > 1 and not process_gone(pid) and place in _command(pid):
+            found[pid] = place
+    return found
+
+
+def stop_servers_under(folder, timeout=STOP_TIMEOUT):
+    """Stop the servers :func:`servers_under` finds: SIGQUIT (PostgreSQL's immediate shutdown, its children
+    with it), then past ``timeout`` their trees killed. Returns the data folders of the servers it found."""
+    servers = servers_under(folder)
+    for pid in servers:
+        try:
+            os.kill(pid, signal.SIGQUIT)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + timeout
+    while not all(process_gone(pid) for pid in servers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in servers:
+        if not process_gone(pid):
+            kill_tree(pid)
+    return sorted(servers.values())
 
 
 def _command(pid):

@@ -15,8 +15,8 @@ import sys
 import pytest
 
 import requests
-from neon_simulator.launcher import PRINTED, SimulatorDidNotStart, launch, process_gone
-from neon_testing import SIMULATOR_DIR
+from neon_simulator.launcher import PRINTED, SimulatorDidNotStart, launch, process_gone, servers_under
+from neon_testing import SIMULATOR_DIR, require_real_computes
 
 # A process that behaves like the simulator on start (prints, writes its URL file) and badly on stop: it starts
 # a child that never ends, then on SIGTERM either exits and leaves that child running, or goes on running.
@@ -86,3 +86,35 @@ def test_a_stop_leaves_no_process_behind(sigterm):
     finally:
         if not process_gone(child):
             os.kill(child, signal.SIGKILL)
+
+
+def test_the_servers_of_a_simulator_that_was_killed_are_stopped_by_its_stop():
+    """A simulator killed before it could stop its real computes (a crash, SIGKILL) leaves PostgreSQL servers
+    with no parent: its launcher's stop finds them by their data folders and stops them, and removes the work
+    folder, so a crashed test run leaves no server listening."""
+    try:
+        sim = launch(source=SIMULATOR_DIR, postgres=True, operation_pace=0.1, start_timeout=90, stop_timeout=30)
+    except SimulatorDidNotStart as error:
+        require_real_computes("no PostgreSQL for --postgres: %s" % str(error).splitlines()[0])
+    workdir = sim.printed.get("NEON_SIM_PG_WORKDIR")
+    servers = {}
+    try:
+        assert workdir and os.path.isdir(workdir), sim.printed
+        made = requests.post(sim.url + "/projects", json={"project": {"name": "orphaned"}}, headers=sim.headers,
+                             timeout=60)
+        assert made.status_code == 201, made.text
+        requests.post(sim.control_url + "/clock", json={"advance": 30}, timeout=60).raise_for_status()
+        requests.get(sim.url + "/projects", headers=sim.headers, timeout=60).raise_for_status()  # starts it
+        servers = servers_under(workdir)
+        assert servers, "no server runs under %s" % workdir
+        sim.process.kill()
+        sim.process.wait(timeout=30)
+        assert servers_under(workdir) == servers  # orphaned, still running
+        sim.stop()
+        assert all(process_gone(pid) for pid in servers)
+        assert not os.path.exists(workdir)
+    finally:
+        sim.stop()
+        for pid in servers:
+            if not process_gone(pid):
+                os.kill(pid, signal.SIGKILL)
