@@ -39,7 +39,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.connection import 
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure
 from ansible_collections.neon.cloud.plugins.module_utils._api.pacing import DEFAULT_PER_MINUTE
 from ansible_collections.neon.cloud.plugins.module_utils._api.redaction import SecretScrubber, one_line
-from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import OptionError
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import OptionError, path_problem
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
 
 OPERATION_ID_PATTERN = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
@@ -108,15 +108,10 @@ class NeonModule:
             self.fail("%s must be a finite number, got %s" % (name, value))
 
     def require_path_parameter(self, name, value=None):
-        """A value that goes into the URL path: not empty, not ``.`` or ``..`` (either would make
-        the request reach another endpoint, such as ``/projects//operations``)."""
-        value = self.params.get(name) if value is None else value
-        if value is None:
-            return
-        if not value.strip():
-            self.fail("%s must not be empty" % name)
-        if value in (".", ".."):
-            self.fail("%s must not be %r: it would make the request reach another endpoint" % (name, value))
+        """A value that goes into the URL path: not empty, not ``.`` or ``..`` (_resources/refusal.py, path_problem)."""
+        problem = path_problem(name, self.params.get(name) if value is None else value)
+        if problem:
+            self.fail(problem)
 
     def require_project_id(self):
         """``project_id`` as a path parameter; in check mode an empty one is a project an earlier task of the play

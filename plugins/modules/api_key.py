@@ -278,40 +278,8 @@ reason:
   sample: the newest key (id 165431) was 31 days old, and max_age_days is 30; keep=2 leaves the newest 2 keys
 """
 
-from ansible_collections.neon.cloud.plugins.module_utils._keys.api_keys import KEY_NAME_MAX, PROJECT_ID_PATTERN, KeyStore
 from ansible_collections.neon.cloud.plugins.module_utils._keys.lifecycle import KeyTask
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
-
-
-def work(neon):
-    params = neon.params
-    name = params["name"]
-    if name is not None and not 1 <= len(name) <= KEY_NAME_MAX:
-        neon.fail("name must be 1 to %d characters long, got %d" % (KEY_NAME_MAX, len(name)))
-    neon.require_path_parameter("org_id")
-    project_id = params["project_id"]
-    if project_id is not None and not PROJECT_ID_PATTERN.match(project_id):
-        neon.fail("project_id must be a project id of 1 to 60 characters a-z, 0-9 and -, got %r" % project_id)
-    if params["state"] == "present":
-        if name is None:
-            neon.fail("state=present needs a name")
-        if params["id"] is not None:
-            neon.fail("id only selects a key to revoke with state=absent; use name with state=present")
-        for option in ("max_age_days", "keep"):
-            neon.require_positive(option)
-        if params["rotate"] and params["max_age_days"] is not None:
-            neon.fail("rotate and max_age_days are mutually exclusive: rotate makes a new key on every run, "
-                      "max_age_days only when the newest key is that old")
-    else:
-        if name is None and params["id"] is None:
-            neon.fail("state=absent needs a name or an id")
-        for option in ("rotate", "max_age_days", "keep"):
-            if params[option] not in (None, False):
-                neon.fail("%s only applies to state=present" % option)
-    task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    return KeyTask(task, KeyStore(neon.client, params["org_id"]), params["state"], name, params["id"], project_id,
-                   params["rotate"], params["max_age_days"], params["keep"]).run()
 
 
 def main():
@@ -328,7 +296,7 @@ def main():
         ),
         required_by={"project_id": "org_id"},
         supports_check_mode=True,
-    ).run(work)
+    ).run_writer(KeyTask)
 
 
 if __name__ == "__main__":

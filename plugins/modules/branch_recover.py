@@ -161,17 +161,8 @@ ttl_removed:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.recoveries import BranchRecovery, input_problem
+from ansible_collections.neon.cloud.plugins.module_utils._resources.recoveries import BranchRecovery
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
-
-
-def work(neon):
-    params = neon.params
-    problem = input_problem(params["project_id"], params["branch"], "branch")
-    if problem:
-        neon.fail(problem)
-    task = neon.resource_task("project_id", "branch")
-    return BranchRecovery(task, params["project_id"], params["branch"]).run()
 
 
 def main():
@@ -180,7 +171,7 @@ def main():
         branch=dict(type="str", required=True),
     )
     spec.update(WAIT_ARGUMENT_SPEC)
-    NeonModule(argument_spec=spec, supports_check_mode=True).run(work)
+    NeonModule(argument_spec=spec, supports_check_mode=True).run_writer(BranchRecovery)
 
 
 if __name__ == "__main__":

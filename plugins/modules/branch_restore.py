@@ -214,19 +214,8 @@ operations:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.restores import BranchRestore, input_problem
+from ansible_collections.neon.cloud.plugins.module_utils._resources.restores import BranchRestore
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
-
-
-def work(neon):
-    params = neon.params
-    problem = input_problem(params["branch"], params["source_branch"], params["source_timestamp"],
-                            params["source_lsn"], params["preserve_under_name"])
-    if problem:
-        neon.fail(problem)
-    task = neon.resource_task("project_id", "branch", "source_branch")
-    return BranchRestore(task, params["project_id"], params["branch"], params["source_branch"],
-                         params["source_timestamp"], params["source_lsn"], params["preserve_under_name"]).run()
 
 
 def main():
@@ -243,7 +232,7 @@ def main():
         argument_spec=spec,
         mutually_exclusive=[("source_timestamp", "source_lsn")],
         supports_check_mode=True,
-    ).run(work)
+    ).run_writer(BranchRestore)
 
 
 if __name__ == "__main__":

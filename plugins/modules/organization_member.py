@@ -162,20 +162,6 @@ invitation:
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 from ansible_collections.neon.cloud.plugins.module_utils._resources.members import ROLES, OrganizationMember
-from ansible_collections.neon.cloud.plugins.module_utils._resources.permissions import email_problem
-from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
-
-
-def work(neon):
-    params = neon.params
-    neon.require_path_parameter("org_id")
-    problem = email_problem(params["email"])
-    if problem:
-        neon.fail(problem)
-    if params["state"] == "absent" and params["role"] is not None:
-        neon.fail("role applies to state=present only (state=absent removes the member whatever their role)")
-    task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    return OrganizationMember(task, params["org_id"], params["email"].strip(), params["role"], params["state"]).run()
 
 
 def main():
@@ -187,7 +173,7 @@ def main():
             state=dict(type="str", default="present", choices=["present", "absent"]),
         ),
         supports_check_mode=True,
-    ).run(work)
+    ).run_writer(OrganizationMember)
 
 
 if __name__ == "__main__":

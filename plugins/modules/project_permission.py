@@ -136,21 +136,7 @@ revoked:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.permissions import ProjectPermissions, email_problem
-from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
-
-
-def work(neon):
-    params = neon.params
-    neon.require_path_parameter("project_id")
-    for email in params["emails"]:
-        problem = email_problem(email, "each of emails")
-        if problem:
-            neon.fail(problem)
-    if params["exclusive"] and params["state"] == "absent":
-        neon.fail("exclusive applies to state=present only (with state=absent, only the grants to emails are revoked)")
-    task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    return ProjectPermissions(task, params["project_id"], params["emails"], params["state"], params["exclusive"]).run()
+from ansible_collections.neon.cloud.plugins.module_utils._resources.permissions import ProjectPermissions
 
 
 def main():
@@ -162,7 +148,7 @@ def main():
             exclusive=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
-    ).run(work)
+    ).run_writer(ProjectPermissions)
 
 
 if __name__ == "__main__":

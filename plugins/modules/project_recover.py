@@ -133,17 +133,8 @@ ttl_removed:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.recoveries import ProjectRecovery, input_problem
+from ansible_collections.neon.cloud.plugins.module_utils._resources.recoveries import ProjectRecovery
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
-
-
-def work(neon):
-    params = neon.params
-    problem = input_problem(params["project_id"], params["name"], "name")
-    if problem:
-        neon.fail(problem)
-    task = neon.resource_task("project_id")
-    return ProjectRecovery(task, params["project_id"], params["name"], params["org_id"]).run()
 
 
 def main():
@@ -158,7 +149,7 @@ def main():
         mutually_exclusive=[("project_id", "name")],
         required_one_of=[("project_id", "name")],
         supports_check_mode=True,
-    ).run(work)
+    ).run_writer(ProjectRecovery)
 
 
 if __name__ == "__main__":

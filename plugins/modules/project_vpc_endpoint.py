@@ -107,23 +107,7 @@ vpc_endpoint:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
-from ansible_collections.neon.cloud.plugins.module_utils._resources.vpc_endpoints import (
-    ProjectVpcRestriction,
-    vpc_endpoint_id_problem,
-)
-
-
-def work(neon):
-    params = neon.params
-    for name in ("project_id", "vpc_endpoint_id"):
-        neon.require_path_parameter(name)
-    problem = vpc_endpoint_id_problem(params["vpc_endpoint_id"])
-    if problem:
-        neon.fail(problem)
-    task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    return ProjectVpcRestriction(task, params["project_id"], params["vpc_endpoint_id"], params["label"],
-                                 params["state"]).run()
+from ansible_collections.neon.cloud.plugins.module_utils._resources.vpc_endpoints import ProjectVpcRestriction
 
 
 def main():
@@ -135,7 +119,7 @@ def main():
             state=dict(type="str", default="present", choices=["present", "absent"]),
         ),
         supports_check_mode=True,
-    ).run(work)
+    ).run_writer(ProjectVpcRestriction)
 
 
 if __name__ == "__main__":

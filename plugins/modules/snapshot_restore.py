@@ -169,16 +169,6 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.snapshot_res
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
 
 
-def work(neon):
-    params = neon.params
-    for option in ("snapshot", "name"):
-        if not params[option].strip():
-            neon.fail("%s must not be empty" % option)
-    task = neon.resource_task("project_id", "snapshot", "target_branch")
-    return SnapshotRestore(task, params["project_id"], params["snapshot"], params["name"], params["target_branch"],
-                           params["finalize"]).run()
-
-
 def main():
     spec = dict(
         project_id=dict(type="str", required=True),
@@ -188,7 +178,7 @@ def main():
         finalize=dict(type="bool", default=False),
     )
     spec.update(WAIT_ARGUMENT_SPEC)
-    NeonModule(argument_spec=spec, supports_check_mode=True).run(work)
+    NeonModule(argument_spec=spec, supports_check_mode=True).run_writer(SnapshotRestore)
 
 
 if __name__ == "__main__":

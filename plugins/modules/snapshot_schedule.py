@@ -133,15 +133,6 @@ branch_id:
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
 from ansible_collections.neon.cloud.plugins.module_utils._resources.schedules import BackupSchedule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
-
-
-def work(neon):
-    neon.require_path_parameter("project_id")
-    neon.require_path_parameter("branch")
-    params = neon.params
-    task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    return BackupSchedule(task, params["project_id"], params["branch"], params["schedule"]).run()
 
 
 def main():
@@ -158,7 +149,7 @@ def main():
             schedule=dict(type="list", elements="dict", required=True, options=item),
         ),
         supports_check_mode=True,
-    ).run(work)
+    ).run_writer(BackupSchedule)
 
 
 if __name__ == "__main__":

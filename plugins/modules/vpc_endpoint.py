@@ -145,24 +145,7 @@ vpc_endpoint:
 """
 
 from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
-from ansible_collections.neon.cloud.plugins.module_utils._resources.task import ResourceTask
-from ansible_collections.neon.cloud.plugins.module_utils._resources.vpc_endpoints import (
-    OrganizationVpcEndpoint,
-    vpc_endpoint_id_problem,
-    vpc_region_problem,
-)
-
-
-def work(neon):
-    params = neon.params
-    for name in ("org_id", "region_id", "vpc_endpoint_id"):
-        neon.require_path_parameter(name)
-    problem = vpc_region_problem(params["region_id"]) or vpc_endpoint_id_problem(params["vpc_endpoint_id"])
-    if problem:
-        neon.fail(problem)
-    task = ResourceTask(neon.client, check_mode=neon.check_mode, diff=neon.diff)
-    return OrganizationVpcEndpoint(task, params["org_id"], params["region_id"], params["vpc_endpoint_id"], params["label"],
-                                   params["state"]).run()
+from ansible_collections.neon.cloud.plugins.module_utils._resources.vpc_endpoints import OrganizationVpcEndpoint
 
 
 def main():
@@ -175,7 +158,7 @@ def main():
             state=dict(type="str", default="present", choices=["present", "absent"]),
         ),
         supports_check_mode=True,
-    ).run(work)
+    ).run_writer(OrganizationVpcEndpoint)
 
 
 if __name__ == "__main__":

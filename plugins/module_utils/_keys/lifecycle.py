@@ -28,16 +28,38 @@ import time
 
 from ansible_collections.neon.cloud.plugins.module_utils._api.create_once import create_once
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._keys.api_keys import newest_first, public_record
+from ansible_collections.neon.cloud.plugins.module_utils._keys.api_keys import (
+    KEY_NAME_MAX,
+    PROJECT_ID_PATTERN,
+    KeyStore,
+    newest_first,
+    public_record,
+)
 from ansible_collections.neon.cloud.plugins.module_utils._keys.plan import (
     PlanError,
     kept_among_new,
     plan_absent,
     plan_present,
 )
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import path_problem
 from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer, task_result
 
 NEW_KEY_PLACEHOLDER = "(new)"
+
+
+def _present_problem(options):
+    """What options of state=present alone get wrong, or None."""
+    if options["name"] is None:
+        return "state=present needs a name"
+    if options["id"] is not None:
+        return "id only selects a key to revoke with state=absent; use name with state=present"
+    for option in ("max_age_days", "keep"):
+        if options[option] is not None and options[option] <= 0:
+            return "%s must be greater than 0, got %s" % (option, options[option])
+    if options["rotate"] and options["max_age_days"] is not None:
+        return "rotate and max_age_days are mutually exclusive: rotate makes a new key on every run, " \
+               "max_age_days only when the newest key is that old"
+    return None
 
 
 class KeyTask(Writer):
@@ -45,6 +67,32 @@ class KeyTask(Writer):
     none) present, rotated or trimmed as asked; absent revokes the key ``key_id``, or the keys ``name`` names. Check
     mode, diff and warnings are those of ``task`` (a ResourceTask); its results are its own (no operations, the
     diff of the keys' ids and names)."""
+
+    path_options = ("org_id",)
+
+    @classmethod
+    def options_problem(cls, options):
+        name, project_id = options["name"], options["project_id"]
+        if name is not None and not 1 <= len(name) <= KEY_NAME_MAX:
+            return "name must be 1 to %d characters long, got %d" % (KEY_NAME_MAX, len(name))
+        problem = path_problem("org_id", options["org_id"])
+        if problem:
+            return problem
+        if project_id is not None and not PROJECT_ID_PATTERN.match(project_id):
+            return "project_id must be a project id of 1 to 60 characters a-z, 0-9 and -, got %r" % project_id
+        if options["state"] == "present":
+            return _present_problem(options)
+        if name is None and options["id"] is None:
+            return "state=absent needs a name or an id"
+        for option in ("rotate", "max_age_days", "keep"):
+            if options[option] not in (None, False):
+                return "%s only applies to state=present" % option
+        return None
+
+    @classmethod
+    def from_options(cls, task, options):
+        return cls(task, KeyStore(task.client, options["org_id"]), options["state"], options["name"], options["id"],
+                   options["project_id"], options["rotate"], options["max_age_days"], options["keep"])
 
     def __init__(self, task, store, state="present", name=None, key_id=None, project_id=None, rotate=False,
                  max_age_days=None, keep=None, now=time.time):

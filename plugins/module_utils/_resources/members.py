@@ -27,7 +27,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._account.identity impor
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, UnexpectedAnswer
-from ansible_collections.neon.cloud.plugins.module_utils._resources.permissions import email_key
+from ansible_collections.neon.cloud.plugins.module_utils._resources.permissions import email_key, email_problem
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
     CREATE,
     DELETE,
@@ -38,7 +38,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     Plan,
     decide,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal, first_problem, path_problem
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
 from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
 
@@ -187,6 +187,18 @@ class OrganizationMember(Writer):
     removed (absent)."""
 
     starts_operations = False  # members and invitations start none
+    path_options = ("org_id",)
+
+    @classmethod
+    def options_problem(cls, options):
+        role_without_member = options["state"] == "absent" and options["role"] is not None
+        return first_problem(path_problem("org_id", options["org_id"]), email_problem(options["email"]),
+                             "role applies to state=present only (state=absent removes the member whatever their role)"
+                             if role_without_member else None)
+
+    @classmethod
+    def from_options(cls, task, options):
+        return cls(task, options["org_id"], options["email"].strip(), options["role"], options["state"])
 
     def __init__(self, task, org_id, email, role=None, state="present"):
         super(OrganizationMember, self).__init__(task)

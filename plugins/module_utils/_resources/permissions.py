@@ -29,6 +29,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.errors import Unex
 from ansible_collections.neon.cloud.plugins.module_utils._api.timestamps import timestamp
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import read_project_list
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import Description, Field
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import first_problem, path_problem
 from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
 from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
 
@@ -164,6 +165,19 @@ class ProjectPermissions(Writer):
     every other grant revoked) or revoked (absent)."""
 
     starts_operations = False
+    path_options = ("project_id",)
+
+    @classmethod
+    def options_problem(cls, options):
+        return first_problem(
+            path_problem("project_id", options["project_id"]),
+            first_problem(*(email_problem(email, "each of emails") for email in options["emails"])),
+            "exclusive applies to state=present only (with state=absent, only the grants to emails are revoked)"
+            if options["exclusive"] and options["state"] == "absent" else None)
+
+    @classmethod
+    def from_options(cls, task, options):
+        return cls(task, options["project_id"], options["emails"], options["state"], options["exclusive"])
 
     def __init__(self, task, project_id, emails, state="present", exclusive=False):
         super(ProjectPermissions, self).__init__(task)

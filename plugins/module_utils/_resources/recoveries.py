@@ -250,7 +250,13 @@ class _Recovery(Writer):
     """The steps both recoveries share; a subclass reads and sends its own."""
 
     kind = None
+    wanted_option = None  # the module's option that names what to recover (a name, or an id)
+    waits = True
     # The service's answer names no operations, so ``operations`` stays empty; what runs is waited for (settle).
+
+    @classmethod
+    def options_problem(cls, options):
+        return input_problem(options["project_id"], options[cls.wanted_option], cls.wanted_option)
 
     def decide(self, current):
         live, deleted = current
@@ -307,6 +313,12 @@ class BranchRecovery(_Recovery):
     ``task`` (a ResourceTask)."""
 
     kind = "branch"
+    wanted_option = "branch"
+    path_options = ("project_id", "branch")
+
+    @classmethod
+    def from_options(cls, task, options):
+        return cls(task, options["project_id"], options["branch"])
 
     def __init__(self, task, project_id, branch):
         super(BranchRecovery, self).__init__(task)
@@ -396,6 +408,12 @@ class ProjectRecovery(_Recovery):
     projects are listed), with the requests and waits of ``task`` (a ResourceTask)."""
 
     kind = "project"
+    wanted_option = "name"
+    path_options = ("project_id",)
+
+    @classmethod
+    def from_options(cls, task, options):
+        return cls(task, options["project_id"], options["name"], options["org_id"])
 
     def __init__(self, task, project_id=None, name=None, org_id=None):
         super(ProjectRecovery, self).__init__(task)

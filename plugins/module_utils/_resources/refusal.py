@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What a task refuses before anything is sent: ``OptionError`` (an option that cannot be used, whatever the service
 holds), ``Refusal`` (a choice that cannot be made from what the service listed), ``Missing`` (what a task names that
-does not exist yet, and the one rule of check mode for it, ``assume``) and ``only_one`` (the one object of a name, two
-of one name being a refusal that names both).
+does not exist yet, and the one rule of check mode for it, ``assume``), ``only_one`` (the one object of a name, two
+of one name being a refusal that names both) and ``path_problem`` (an option that cannot go into a request's path).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -67,3 +67,20 @@ def only_one(candidates, kinds, name, where=""):
                       "was changed. Give the id of the one you mean." % (
                           len(candidates), kinds, name, where, ", ".join(str(item.get("id")) for item in candidates)))
     return candidates[0] if candidates else None
+
+
+def path_problem(name, value):
+    """Why the option ``name`` cannot go into a request's path, or None (None: not given): empty, or ``.`` or ``..``
+    (either would make the request reach another endpoint, such as ``/projects//operations``)."""
+    if value is None:
+        return None
+    if not value.strip():
+        return "%s must not be empty" % name
+    if value in (".", ".."):
+        return "%s must not be %r: it would make the request reach another endpoint" % (name, value)
+    return None
+
+
+def first_problem(*problems):
+    """The first of ``problems`` that is not None (each a sentence or None), checked in that order."""
+    return next((problem for problem in problems if problem), None)

@@ -274,6 +274,19 @@ class BranchRestore(Writer):
     or ``lsn``, its state kept as ``preserve_under_name``, with the requests and waits of ``task``
     (a ResourceTask)."""
 
+    path_options = ("project_id", "branch", "source_branch")
+    waits = True
+
+    @classmethod
+    def options_problem(cls, options):
+        return input_problem(options["branch"], options["source_branch"], options["source_timestamp"],
+                             options["source_lsn"], options["preserve_under_name"])
+
+    @classmethod
+    def from_options(cls, task, options):
+        return cls(task, options["project_id"], options["branch"], options["source_branch"],
+                   options["source_timestamp"], options["source_lsn"], options["preserve_under_name"])
+
     def __init__(self, task, project_id, branch, source_branch=None, timestamp=None, lsn=None,
                  preserve_under_name=None):
         super(BranchRestore, self).__init__(task)

@@ -87,6 +87,11 @@ class BackupSchedule(Writer):
     """The backup schedule of ``branch`` (name or id; None: the default branch) of ``project_id``: ``items``."""
 
     starts_operations = False
+    path_options = ("project_id", "branch")
+
+    @classmethod
+    def from_options(cls, task, options):
+        return cls(task, options["project_id"], options["branch"], options["schedule"])
 
     def __init__(self, task, project_id, branch, items):
         super(BackupSchedule, self).__init__(task)

@@ -158,6 +158,19 @@ class SnapshotRestore(Writer):
     """Restore ``snapshot`` (name or id) of ``project_id`` as branch ``name`` into ``target`` (name or id; None:
     the snapshot's source branch), finalized when ``finalize``."""
 
+    path_options = ("project_id", "snapshot", "target_branch")
+    waits = True
+
+    @classmethod
+    def options_problem(cls, options):
+        return next(("%s must not be empty" % option for option in ("snapshot", "name") if not options[option].strip()),
+                    None)
+
+    @classmethod
+    def from_options(cls, task, options):
+        return cls(task, options["project_id"], options["snapshot"], options["name"], options["target_branch"],
+                   options["finalize"])
+
     def __init__(self, task, project_id, snapshot, name, target=None, finalize=False):
         super(SnapshotRestore, self).__init__(task)
         self.project_id = project_id

@@ -39,7 +39,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
     decide,
     merged,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal, first_problem, path_problem
 from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
 
 # An AWS interface endpoint id: "vpce-" and 8 or 17 hexadecimal digits (Azure regions are not supported).
@@ -313,6 +313,18 @@ class VpcAssignment(Writer):
 class OrganizationVpcEndpoint(VpcAssignment):
     """A VPC endpoint assigned to an organization in a region (its details: ``state``, restricted projects)."""
 
+    path_options = ("org_id", "region_id", "vpc_endpoint_id")
+
+    @classmethod
+    def options_problem(cls, options):
+        return first_problem(*[path_problem(name, options[name]) for name in cls.path_options] + [
+            vpc_region_problem(options["region_id"]), vpc_endpoint_id_problem(options["vpc_endpoint_id"])])
+
+    @classmethod
+    def from_options(cls, task, options):
+        return cls(task, options["org_id"], options["region_id"], options["vpc_endpoint_id"], options["label"],
+                   options["state"])
+
     def __init__(self, task, org_id, region_id, vpc_endpoint_id, label=None, state="present"):
         super(OrganizationVpcEndpoint, self).__init__(task, vpc_endpoint_id, label, state)
         self.org_id = org_id
@@ -343,6 +355,16 @@ class ProjectVpcRestriction(VpcAssignment):
     """A project restricted to a VPC endpoint (the endpoint assigned to the project's organization first)."""
 
     made, making = "set", "Setting"
+    path_options = ("project_id", "vpc_endpoint_id")
+
+    @classmethod
+    def options_problem(cls, options):
+        return first_problem(*[path_problem(name, options[name]) for name in cls.path_options] + [
+            vpc_endpoint_id_problem(options["vpc_endpoint_id"])])
+
+    @classmethod
+    def from_options(cls, task, options):
+        return cls(task, options["project_id"], options["vpc_endpoint_id"], options["label"], options["state"])
 
     def __init__(self, task, project_id, vpc_endpoint_id, label=None, state="present"):
         super(ProjectVpcRestriction, self).__init__(task, vpc_endpoint_id, label, state)
