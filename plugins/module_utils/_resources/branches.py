@@ -429,10 +429,11 @@ class Branch(Resource):
         self.endpoint = read_write_endpoint(self.endpoints)
         return branch
 
-    def found_instead(self, found):
-        super(Branch, self).found_instead(found)
-        if found.ours and not self.task.wait:  # the answer with its computes was lost, and settle reads none
-            self._read_computes(found.item["id"])
+    def answered_instead(self, outcome):
+        found = super(Branch, self).answered_instead(outcome)
+        if found is not None and found.ours and not self.task.wait:
+            self._read_computes(found.item["id"])  # the answer with its computes was lost, and settle reads none
+        return found
 
     def act(self, current, plan):
         """Its compute (created when asked and missing, or resized), then the reset, then becoming the default."""

@@ -37,6 +37,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import OptionError, Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
 
 READ_WRITE = "read_write"
 # States a compute stays in until something changes it (docs/docsite/rst/api-behaviour.rst): ``init`` while being made.
@@ -323,8 +324,10 @@ class Endpoint(Resource):
     def input_problem(self, options):
         return compute_settings_problem(options)
 
-    def create_refused(self, failure):
-        return made_meanwhile(self.task, self.type, failure, self._found_again)
+    def answered_instead(self, outcome):
+        if isinstance(outcome, Found):
+            return super(Endpoint, self).answered_instead(outcome)
+        return made_meanwhile(self.task, self.type, outcome, self._found_again)
 
     # ------------------------------------------------------------------------------------------ the diff and check mode
 

@@ -62,6 +62,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.project_sett
     with_settings_normalised,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
 
 # What the collection reads of a project (docs/docsite/rst/api-behaviour.rst): the fields a decision compares; unknown
 # fields are kept as they come. A listing reads fewer (_account/projects.py, PROJECT_FIELDS).
@@ -286,9 +287,12 @@ class Project(Resource):
         self.task.keep_created_uri(data)  # shown only in this answer, so kept before anything in it is checked
         return answers.item_of(data, "POST", path, "project", FULL_PROJECT_FIELDS)
 
-    def found_instead(self, found):
-        if found.ours:  # none was there before the create, so one there now is this run's
+    def answered_instead(self, outcome):
+        if not isinstance(outcome, Found):
+            return None  # a refusal stands
+        if outcome.ours:  # none was there before the create, so one there now is this run's
             self.task.warnings.append("Get the new project's connection URI with neon.cloud.connection_info.")
+        return outcome
 
     def act(self, current, plan):
         """Its default compute's settings, when they differ from those asked."""

@@ -46,7 +46,8 @@ class Resource:
     - ``find``, ``collection_path``: where it is (``find`` also looks again after a create; its own path,
       ``item_path``, is its collection's with its id);
     - ``input_problem``, ``decide``, ``cannot_delete``: what the task will do, or why it refuses;
-    - ``create_request``, ``created``, ``create_refused``, ``found_instead``: its create and what it answered;
+    - ``create_request``, ``created``, ``answered_instead``: its create, what it answered, and what it gave instead
+      (a refusal, or the object found: its answer lost, or another run's);
     - ``act``, ``settle``, ``delete``: its own changes, what it waits for, its delete;
     - ``shown``, ``preview``, ``keep``: what the diff shows of it, what a plan would make of it (the diff's before
       and after, check mode's result), what stays in every result.
@@ -118,19 +119,22 @@ class Resource:
         answers a secret shown only then (a connection URI, a password) keeps it first, before anything is checked."""
         return answers.item_of(data, "POST", path, self.description.key, self.description.answer_fields)
 
-    def create_refused(self, failure):
-        """A create the service refused (``failure``): a Found when another run made it meanwhile and the service
-        says so in words it does not document (a compute's); or a failure that says more (a snapshot's limit, naming
-        the snapshots that hold it); None to let the failure stand."""
-        return None
+    def answered_instead(self, outcome):
+        """What the create gave instead of the object's answer, ``outcome``: the Found found instead (kept, and
+        waited for when ours), or the TaskFailure of a create the service refused. Returns the Found the walk goes on
+        with, or None to let a refusal stand.
 
-    def found_instead(self, found):
-        """After a create whose object was found instead of answered: its answer was lost (``found.ours``: what only
-        the answer held, a password or a compute, is got otherwise), or another run made it (``found.ours`` false: the
-        walk decides against it again). By default, the latter is a warning."""
-        if not found.ours:
+        A Found: its answer was lost (``outcome.ours``: what only the answer held, a password or a compute, is got
+        otherwise), or another run made it (``outcome.ours`` false: the walk decides against it again); by default
+        the latter is a warning. A refusal: a resource may take it as another run's create (a compute's, in words the
+        service does not document: it returns the Found, which comes back here as one) or raise a failure that says
+        more (a snapshot's limit, naming the snapshots that hold it); by default it stands."""
+        if not isinstance(outcome, Found):
+            return None
+        if not outcome.ours:
             self.task.warnings.append("%s was created by another run at the same time%s; this run uses it." % (
-                sentence(self.label), self._id_note(found.item)))
+                sentence(self.label), self._id_note(outcome.item)))
+        return outcome
 
     # ------------------------------------------------------------------------------------------ its changes
 
@@ -239,7 +243,7 @@ class Resource:
         try:
             data, found = self.task.create(path, body, self.project_id, self.label, self._found_again)
         except TaskFailure as failure:
-            data, found = None, self.create_refused(failure)
+            data, found = None, self.answered_instead(failure)
             if found is None:
                 raise
         if found is not None:
@@ -249,8 +253,7 @@ class Resource:
                 self.task.did(what)
                 self.task.wait_idle(self._project_of(found.item), what)
             # Another run's is decided against again, and waited for when found not ready (settle).
-            self.found_instead(found)
-            return found
+            return self.answered_instead(found)
         try:
             item = self.created(data, path)
         except UnexpectedAnswer as error:

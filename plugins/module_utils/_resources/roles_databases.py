@@ -27,6 +27,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.finding impo
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, REFUSE, UPDATE, Description, Field, Plan, decide
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, OptionError
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource, sentence
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
 
 NOT_STORED = 412  # reveal_password when the project does not store passwords
 # Names the service keeps for itself (docs/docsite/rst/api-behaviour.rst).
@@ -206,14 +207,16 @@ class Role(BranchItem):
         self._keep_answered(data, "created")  # shown only in this answer, so kept before anything in it is checked
         return super(Role, self).created(data, path)
 
-    def found_instead(self, found):
-        if not found.ours:
+    def answered_instead(self, outcome):
+        if not isinstance(outcome, Found):
+            return None  # a refusal stands
+        if not outcome.ours:
             if not self.reset_password:  # a reset follows, and its password is this run's
                 self.task.warnings.append(
                     "Role %r of branch %s was created by another run at the same time; that run's result holds its "
                     "password, so this one returns none (reset_password=true gives a new one)." % (
                         self.name, self.branch["id"]))
-            return
+            return outcome
         # Created by this run, but the answer with the password was lost: read it back.
         try:
             self._reveal()
@@ -224,6 +227,7 @@ class Role(BranchItem):
                                                                                failure.msg), failure.cause)
         self.task.warnings.append("The answer to creating %s was lost; its password was read back with "
                                   "reveal_password." % self.label)
+        return outcome
 
     def act(self, current, plan):
         if self.reset_password and self.password_from != "created":

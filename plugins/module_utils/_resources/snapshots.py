@@ -53,6 +53,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import 
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, Refusal, only_one
 from ansible_collections.neon.cloud.plugins.module_utils._resources.resource import Resource, sentence
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import Found
 
 _TEXT_OR_NULL = (str, type(None))
 # What the collection reads of a snapshot (SPEC Snapshot: id, name and created_at required).
@@ -289,18 +290,18 @@ class Snapshot(Resource):
         problem = snapshot_problem(self.branch) if plan.action == CREATE else None  # only of a root branch
         return Plan(REFUSE, problem) if problem else plan
 
-    def create_refused(self, failure):
+    def answered_instead(self, outcome):
         """A create refused for the manual snapshots limit fails naming the snapshots that hold it (one more
         request); any other refusal stands."""
-        if not limit_refusal(failure.cause):
-            return None
+        if isinstance(outcome, Found) or not limit_refusal(outcome.cause):
+            return super(Snapshot, self).answered_instead(outcome)
         try:
             said = blocking_snapshots(list_snapshots(self.client, self.project_id), self.branches)
         except (NeonAPIError, Refusal):
             return None  # the refusal as the service gave it
         if said is None:
             return None
-        raise self.task.failure("%s. %s" % (failure.cause.describe(), said), failure.cause)
+        raise self.task.failure("%s. %s" % (outcome.cause.describe(), said), outcome.cause)
 
     def collection_path(self):
         return project_path(self.project_id, "snapshots")
