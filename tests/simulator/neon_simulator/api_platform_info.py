@@ -25,8 +25,7 @@ class PlatformInfoRoutes:
     """The handlers, mixed into SimulatorApp: each answers (status, payload) for the authenticated key."""
 
     def _api_regions(self, request, key):
-        del request, key
-        return 200, self.state.platform_info.regions()
+        return 200, self.state.platform_info.regions(key, request.args.get("org_id"))
 
     def _api_current_user(self, request, key):
         del request

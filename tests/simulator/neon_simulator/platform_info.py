@@ -8,10 +8,13 @@ recorded answer, neon-api-python's test_me cassette, 2025-01-16).
 
 CHOICES (the notes give no values):
 
-- The regions: the static list neonctl falls back on (notes), named and placed as Neon's console names them
+- The regions: every region a project can be made in (seed.REGIONS: the static list neonctl falls back on, in
+  the notes, and the few others the seeded histories use), named and placed as Neon's console names them
   (approximate coordinates of each cloud region, as text, as the schema has them); ``aws-us-east-2`` is the
-  default (the default observed, provisioning-api-notes.md 2.1). Projects may still be made in the few other
-  regions the seeded histories use (seed.REGIONS).
+  default (the default observed, provisioning-api-notes.md 2.1). So a region ``GET /regions`` does not list is
+  one a create refuses. ``org_id`` (the 2026-06 document: "returns only regions available to this
+  organization") must match the document's pattern (400) and be an organization the key reaches (403, as the
+  organization's other reads: access.organization_role); every region is available to every organization.
 - ``/users/me``: a personal key's user only (an organization or project-scoped key: 403, as for
   ``/users/me/organizations``). ``name`` is the user's first word and ``last_name`` the rest (the recorded
   answer splits them); ``login`` the email's local part; one ``keycloak`` auth account. The account is on the
@@ -24,9 +27,11 @@ CHOICES (the notes give no values):
 from __future__ import annotations
 
 import datetime
+import re
 
 from . import access
 from .clock import iso_seconds
+from .errors import InvalidRequest
 
 REGIONS = (  # region_id, name, latitude, longitude
     ("aws-us-west-2", "AWS US West 2 (Oregon)", "45.8399", "-119.7006"),
@@ -36,7 +41,12 @@ REGIONS = (  # region_id, name, latitude, longitude
     ("aws-us-east-2", "AWS US East 2 (Ohio)", "39.9612", "-82.9988"),
     ("aws-us-east-1", "AWS US East 1 (N. Virginia)", "39.0438", "-77.4874"),
     ("azure-eastus2", "Azure East US 2 (Virginia)", "36.6676", "-78.3875"),
+    ("aws-eu-west-2", "AWS Europe West 2 (London)", "51.5072", "-0.1276"),
+    ("aws-sa-east-1", "AWS South America East 1 (Sao Paulo)", "-23.5558", "-46.6396"),
+    ("azure-westus3", "Azure West US 3 (Arizona)", "33.4484", "-112.0740"),
+    ("azure-gwc", "Azure Germany West Central (Frankfurt)", "50.1109", "8.6821"),
 )
+ORG_ID_PATTERN = re.compile(r"^[a-z0-9-]{1,60}$")  # SPEC getActiveRegions' org_id
 DEFAULT_REGION = "aws-us-east-2"
 PRELOAD_LIBRARIES = (  # library_name, description, is_default, is_experimental, version
     ("timescaledb", "Time-series data: hypertables, continuous aggregates, compression", False, False, "2.17.1"),
@@ -61,9 +71,13 @@ class PlatformInfo:
     def __init__(self, shared):
         self.shared = shared  # the data and helpers every area uses (shared.py)
 
-    @staticmethod
-    def regions():
-        """GET /regions: ActiveRegionsResponse."""
+    def regions(self, key, org_id=None):
+        """GET /regions: ActiveRegionsResponse; with ``org_id``, the organization's (every region)."""
+        if org_id is not None:
+            if not ORG_ID_PATTERN.match(org_id):
+                raise InvalidRequest("org_id: must match ^[a-z0-9-]{1,60}$")
+            with self.shared.lock:
+                access.organization_role(self.shared, key, org_id)
         return {"regions": [{"region_id": region_id, "name": name, "default": region_id == DEFAULT_REGION,
                              "geo_lat": lat, "geo_long": long} for region_id, name, lat, long in REGIONS]}
 

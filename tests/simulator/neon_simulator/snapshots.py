@@ -34,8 +34,10 @@ CHOICES (the notes say "unknown" or nothing; tests/simulator/README.md, "Snapsho
   400 naming the parameter.
 - A snapshot without a name is named ``<branch name>-<its moment, to the second>``. Its ``lsn`` is the LSN of
   its moment (history.py); its ``timestamp`` is the moment, to the second unless it has a fraction.
-- ``expires_at`` must be in the future (400); an expired snapshot disappears from the list. PATCH takes only
-  ``snapshot.name``; anything else in it is ignored (the live update of ``expires_at`` did not work: notes).
+- ``expires_at`` must be in the future (400); an expired snapshot disappears from the list. PATCH takes
+  ``snapshot.name`` and ``snapshot.expires_at`` (null: never expires), as the live service has since 2026-07
+  (Neon's SDK gained it then, neon-pkgs #292; the CLI's update of it live-verified, #329); the 2026-06 document's
+  request has only ``name``. Anything else in it is ignored.
 - Roles and databases: a snapshot keeps the branch's roles and databases as they are when it is taken (only
   the data stand-in follows its moment).
 - Restore: the new branch is a root branch (no parent; so it can be snapshotted in turn), named as asked
@@ -310,15 +312,24 @@ class Snapshots:
             return {"snapshots": [snapshot.render() for snapshot in self._book(project).live(self.shared.now_us())]}
 
     def api_update_snapshot(self, key, project_id, snapshot_id_, body):
-        """PATCH /projects/{id}/snapshots/{sid}: ``{snapshot: {name}}``; 200 ``{snapshot}``, no operations."""
+        """PATCH /projects/{id}/snapshots/{sid}: ``{snapshot: {name, expires_at}}`` (``expires_at`` null: never);
+        200 ``{snapshot}``, no operations."""
         spec = read_object(body, "snapshot")
         name = spec.get("name")
+        expires = "expires_at" in spec
+        if expires and spec["expires_at"] is not None and not isinstance(spec["expires_at"], str):
+            raise InvalidRequest("expires_at: must be an RFC 3339 timestamp or null")
+        expires_us = _timestamp_arg(spec["expires_at"], "expires_at") if expires else None
         with self.shared.lock:
             project = self.shared.reachable(key, project_id)
             snapshot = self._snapshot(project, snapshot_id_)
+            if expires_us is not None and expires_us <= self.shared.now_us():
+                raise InvalidRequest("expires_at: must be in the future")
             if name is not None:
                 self._check_snapshot_name(project, name, snapshot)
                 snapshot.name = name
+            if expires:
+                snapshot.expires_us = expires_us
             return {"snapshot": snapshot.render()}
 
     def api_delete_snapshot(self, key, project_id, snapshot_id_):

@@ -340,6 +340,8 @@ def _accounts(api):
     api.call("GET", "/users/me")
     api.call("GET", "/users/me/organizations")
     api.call("GET", "/regions")
+    api.call("GET", "/regions?org_id=%s" % ORG)
+    api.call("GET", "/regions?org_id=Not_An_Id", expect=400)
     made = api.call("POST", "/api_keys", json={"key_name": "conformance"})
     api.call("GET", "/api_keys")
     api.call("DELETE", "/api_keys/%d" % made["id"])
@@ -538,6 +540,11 @@ def _snapshots(api, pid, main):
     api.settle()
     api.call("GET", base + "/snapshots")
     api.call("PATCH", base + "/snapshots/%s" % snapshot, json={"snapshot": {"name": "before-migration"}})
+    expiry = {"name": "before-migration", "expires_at": "2099-01-01T00:00:00Z"}
+    assert api.call("PATCH", base + "/snapshots/%s" % snapshot, json={"snapshot": expiry})["snapshot"]["expires_at"] \
+        == "2099-01-01T00:00:00Z"
+    assert "expires_at" not in api.call("PATCH", base + "/snapshots/%s" % snapshot,
+                                        json={"snapshot": {"expires_at": None}})["snapshot"]
     restored = api.call("POST", base + "/snapshots/%s/restore" % snapshot,
                         json={"name": "rolled-back", "finalize_restore": False})["branch"]["id"]
     api.settle()
