@@ -59,6 +59,9 @@ options:
     description:
       - The region, such as V(aws-us-east-2) or V(aws-eu-central-1). Can only be set when the project is created;
         the service chooses when it is left out.
+      - Before a create (in check mode too) the regions the account may use are read (those of O(org_id), or of the
+        organization the project would be made in): a region not among them fails the task naming those there are,
+        and nothing is created. A task that creates nothing does not read them.
     type: str
   pg_version:
     description:
@@ -183,7 +186,12 @@ options:
             description: Preload the service's default libraries.
             type: bool
           enabled_libraries:
-            description: The whole list of libraries to preload besides the defaults. Compared as a set.
+            description:
+              - The whole list of libraries to preload besides the defaults. Compared as a set.
+              - When a task would add a library to an existing project (in check mode too), the libraries the service
+                offers for the project's Postgres version are read first; one not offered fails the task naming those
+                that are, and nothing is changed. The service offers them per project, so a project's create sends
+                them unchecked.
             type: list
             elements: str
       enable_logical_replication:

@@ -18,6 +18,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.neon.cloud.plugins.module_utils._account.availability import (
+    available_libraries,
+    available_regions,
+    libraries_problem,
+    region_problem,
+)
 from ansible_collections.neon.cloud.plugins.module_utils._account.projects import ProjectReader
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
@@ -235,8 +241,25 @@ class Project(Resource):
         plan.notes = notes(current, planned(current, plan)) if plan.action in (CREATE, UPDATE) else []
         if plan.action == REFUSE:
             return plan
-        problem = window_problem(current, options) or one_way_problem(current, plan.changes)
+        problem = window_problem(current, options) or one_way_problem(current, plan.changes) or \
+            self._unavailable(current, plan, options)
         return Plan(REFUSE, problem) if problem else plan
+
+    def _unavailable(self, current, plan, options):
+        """What the service does not offer of what the plan would send (None: nothing), read only when it sends it: a
+        create's region (``GET /regions``, the organization's), the preload libraries an update adds (the project's
+        ``available_preload_libraries``). A task that changes neither costs no request here. The libraries of a new
+        project cannot be read before it exists (the service offers them per project): its create sends them as
+        asked (docs/docsite/rst/api-behaviour.rst, "Regions and preload libraries")."""
+        if current is None and options.get("region_id") is not None:
+            org_id = options.get("org_id")
+            return region_problem(options["region_id"], available_regions(self.client, org_id), org_id)
+        libraries = plan.changes.get("settings.preload_libraries.enabled_libraries")
+        if current is not None and libraries is not None:
+            added = [name for name in libraries[1] if name not in (libraries[0] or [])]
+            if added:
+                return libraries_problem(added, available_libraries(self.client, current["id"]), current["id"])
+        return None
 
     def _compute_plan(self, current, plan, compute):
         """The default compute and the plan for it: (endpoint or None, Plan).
