@@ -13,7 +13,7 @@ short_description: Take and delete manual snapshots of a Neon branch
 version_added: 1.0.0
 description:
   - Makes sure a project has a snapshot of a given name - the state of a branch at a moment, kept to restore later
-    with M(neon.cloud.snapshot_restore) - or that it has none.
+    with M(neon.cloud.snapshot_restore) - or that it has none; and that it expires when asked (O(expires_at)).
   - A snapshot is found by its name, which is unique within a project. Taking one waits for its operations.
   - Manual snapshots are taken only of root branches (a branch without a parent, such as the project's first
     branch); a child branch is refused before anything is sent. A project has at most 1 manual snapshot on the
@@ -59,10 +59,11 @@ options:
     type: str
   expires_at:
     description:
-      - When the service deletes the snapshot by itself (an RFC 3339 timestamp, as O(timestamp)). Without it, a
-        manual snapshot is kept until it is deleted.
-      - Set when the snapshot is taken. The service cannot change the expiry of an existing snapshot, so one whose
-        expiry differs is left as it is, with a warning saying so.
+      - When the service deletes the snapshot by itself (an RFC 3339 timestamp in the future, as O(timestamp)).
+        Without it, a manual snapshot is kept until it is deleted, and an existing one's expiry is left as it is.
+      - Set when the snapshot is taken; an existing snapshot whose expiry differs is updated to it (the service's
+        update of a snapshot takes its expiry). An empty string (V('')) means never: a snapshot is taken without an
+        expiry, and an existing one's is removed.
     type: str
   state:
     description:
@@ -80,7 +81,7 @@ attributes:
   check_mode:
     support: full
     details:
-      - Only reads; C(changed) and the diff tell what would be done. Nothing is taken or deleted.
+      - Only reads; C(changed) and the diff tell what would be done. Nothing is taken, updated or deleted.
       - A branch or a project that does not exist yet is taken as made by an earlier task of the play, with a warning
         saying so (see R(a dry run, ansible_collections.neon.cloud.docsite.troubleshooting.check_mode)).
   diff_mode:
@@ -110,6 +111,13 @@ EXAMPLES = r"""
 - name: Where to roll back to
   ansible.builtin.debug:
     msg: "Snapshot {{ snapshot.snapshot.id }} holds main as it was at {{ snapshot.snapshot.timestamp }}"
+
+- name: Keep it two weeks from now, then let the service delete it (the snapshot's expiry is updated)
+  neon.cloud.snapshot:
+    project_id: shiny-river-12345678
+    branch: main
+    name: before-migration-42
+    expires_at: "{{ '%Y-%m-%dT%H:%M:%SZ' | strftime(now(utc=true).timestamp() + 14 * 86400, utc=true) }}"
 
 - name: Delete it once the migration has been checked
   neon.cloud.snapshot:

@@ -7,8 +7,9 @@ The facts are in docs/docsite/rst/api-behaviour.rst, "Snapshots and backup sched
 found by its name among the project's (``GET /projects/{id}/snapshots``; names are unique within a
 project, a listing with two is refused naming both). It is created with query parameters
 (``POST .../branches/{id}/snapshot?name=...``: a JSON body is ignored by the service), only from a root
-branch, and answers ``{snapshot, operations}``. The service's update takes only a name, so an existing
-snapshot whose expiry differs is said in a warning and left as it is; its point differing is refused, and
+branch, and answers ``{snapshot, operations}``. Its update (``PATCH .../snapshots/{id}``) takes its expiry
+(``expires_at``, null: never), so an existing snapshot whose expiry differs is updated (``expires_at: ''`` removes
+it), and an answer that does not hold the expiry asked fails the task; its point differing is refused, and
 so is a source branch that differs (a snapshot listed without one - the OpenAPI makes it optional - is
 taken as of the branch asked), unless the branch asked took that branch's place by a finalized restore
 (``replaced_by_restore``: its ``restore_status`` is ``finalized`` and its ``restored_as`` names that branch, or a
@@ -45,10 +46,12 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.finding impo
 from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import (
     CREATE,
     REFUSE,
+    UPDATE,
     Description,
     Field,
     Plan,
     decide,
+    planned,
     same_time,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, Refusal, only_one
@@ -69,8 +72,8 @@ SNAPSHOT = Description("snapshot", "snapshot", SNAPSHOT_FIELDS, [
     Field("branch", "source_branch_id", compare=False),
     Field("timestamp", create_only=True, same=same_time),
     Field("lsn", create_only=True, same=same_lsn),
-    # Sent when created; the service's update cannot change it (expiry_warning says so, never silently).
-    Field("expires_at", compare=False, same=same_time),
+    # Sent when created, updated when it differs (an empty string: never expires, the update's null).
+    Field("expires_at", empty_is_null=True, same=same_time),
 ])
 # The query parameters a create sends (SPEC createSnapshot), by the API field they come from.
 CREATE_PARAMETERS = ("name", "timestamp", "lsn", "expires_at")
@@ -88,7 +91,7 @@ LSN_OPTIONS = ("lsn",)
 def snapshot_input_problem(options):
     """Why ``timestamp``, ``lsn`` or ``expires_at`` of ``options`` cannot be sent, or None (_api/points.py)."""
     return point_problem("timestamp", options.get("timestamp"), "lsn", options.get("lsn")) or \
-        timestamp_problem("expires_at", options.get("expires_at"))
+        timestamp_problem("expires_at", options.get("expires_at") or None)  # '': never expires
 
 
 def snapshot_problem(branch):
@@ -142,14 +145,25 @@ def taken_before_restore_note(current, branch, branches):
                " (it is named %r now)" % old["name"] if old is not None else " (it no longer exists)")
 
 
-def expiry_warning(current, wanted):
-    """The warning for an existing snapshot whose expiry is not ``wanted`` (None when it is, or none was asked)."""
-    if current is None or wanted is None or same_time(current.get("expires_at"), wanted):
+def expiry_problem(answered, plan):
+    """Why the snapshot an update ``answered`` does not hold the expiry ``plan`` asked for (None: it does, or the
+    plan does not change it): the service's answer is checked, never taken on trust."""
+    if "expires_at" not in plan.changes:
         return None
-    return "Snapshot %r (%s) expires %s, not at %s as asked. The service's update takes only a name, so its expiry " \
-           "was left as it is; delete the snapshot and create it again to change it." % (
-               current["name"], current["id"],
-               "at %s" % current["expires_at"] if current.get("expires_at") else "never", wanted)
+    wanted = plan.changes["expires_at"][1]
+    if same_time(answered.get("expires_at"), wanted):
+        return None
+    return "the service answered the update of snapshot %r (%s) with an expiry of %s, not %s as asked" % (
+        answered.get("name"), answered.get("id"), answered.get("expires_at") or "never", wanted or "never")
+
+
+def as_planned(current, plan):
+    """The snapshot as ``plan`` leaves it (check mode's result): an expiry removed is absent, as the service
+    answers one that never expires."""
+    after = planned(current, plan)
+    if after.get("expires_at") is None:
+        after.pop("expires_at", None)
+    return after
 
 
 def limit_refusal(error):
@@ -284,9 +298,6 @@ class Snapshot(Resource):
             self.task.kept["taken_of"] = {"id": current["source_branch_id"], "name": old["name"] if old else None,
                                           "note": note}
         plan = decide(SNAPSHOT, current, dict(options, name=self.name, branch=self.branch["id"]), name=self.name)
-        warning = expiry_warning(current, options.get("expires_at"))
-        if warning and plan.action != REFUSE and warning not in self.task.warnings:
-            self.task.warnings.append(warning)
         problem = snapshot_problem(self.branch) if plan.action == CREATE else None  # only of a root branch
         return Plan(REFUSE, problem) if problem else plan
 
@@ -314,7 +325,8 @@ class Snapshot(Resource):
         return path, None
 
     def shown(self, current, plan=None):
-        """Its compared fields, and what is sent only when it is taken: its branch and its expiry."""
+        """Its compared fields (its expiry among them, absent: never), and its branch, which is sent only when it is
+        taken."""
         shown = SNAPSHOT.shown(current)
         if current is not None:
             shown["branch"] = current.get("source_branch_id")
@@ -322,9 +334,17 @@ class Snapshot(Resource):
         return shown
 
     def preview(self, current, plan):
-        """The diff; check mode's result: the snapshot as it is, or as it would be taken (its id null)."""
+        """The diff; check mode's result: the snapshot as the plan leaves it (its expiry updated), or as it would be
+        taken (its id null)."""
         before, after = super(Snapshot, self).preview(current, plan)[:2]
-        return before, after, {"snapshot": current if current is not None else dict(plan.body, id=None)}
+        return before, after, {"snapshot": as_planned(current, plan) if current is not None else dict(plan.body, id=None)}
+
+    def act(self, current, plan):
+        """After an update of its expiry: the answer holds the expiry asked, or the task fails saying what it holds."""
+        problem = expiry_problem(current, plan) if plan.action == UPDATE else None
+        if problem:
+            raise self.task.failure(sentence(problem))
+        return current
 
     def settle(self, current, plan):
         """When this run changed nothing, wait for the operations still running on its branch (only the project's

@@ -19,7 +19,7 @@ import json
 import pytest
 
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import TaskFailure
-from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, NOTHING, REFUSE, decide
+from ansible_collections.neon.cloud.plugins.module_utils._resources.plan import CREATE, NOTHING, REFUSE, UPDATE, decide
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.schedules import (
     BackupSchedule,
@@ -32,7 +32,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.snapshots im
     Snapshot,
     chosen_snapshots,
     blocking_snapshots,
-    expiry_warning,
+    as_planned,
+    expiry_problem,
     find_snapshot,
     limit_refusal,
     other_branch_problem,
@@ -153,15 +154,32 @@ def test_a_create_refused_for_the_limit_names_the_manual_snapshots_that_hold_it(
     assert blocking_snapshots([scheduled], []) is None
 
 
-def test_an_expiry_that_differs_is_a_warning_and_never_an_update():
+def test_an_expiry_that_differs_is_an_update_of_the_expiry_alone():
     plan = snapshot_plan(TAKEN, expires_at="2026-03-01T00:00:00Z")
-    assert plan.action == NOTHING and plan.body == {}
-    warning = expiry_warning(TAKEN, "2026-03-01T00:00:00Z")
-    assert "expires never, not at 2026-03-01T00:00:00Z" in warning and "takes only a name" in warning
+    assert plan.action == UPDATE and plan.body == {"expires_at": "2026-03-01T00:00:00Z"}
+    assert plan.changes == {"expires_at": (None, "2026-03-01T00:00:00Z")}
     expiring = dict(TAKEN, expires_at="2026-02-28T00:00:00Z")
-    assert "expires at 2026-02-28T00:00:00Z" in expiry_warning(expiring, "2026-03-01T00:00:00Z")
-    assert expiry_warning(expiring, "2026-02-28T00:00:00.000Z") is None
-    assert expiry_warning(expiring, None) is None and expiry_warning(None, "2026-03-01T00:00:00Z") is None
+    assert snapshot_plan(expiring, expires_at="2026-02-28T00:00:00.000+00:00").action == NOTHING  # one moment
+    assert snapshot_plan(expiring).action == NOTHING  # not asked: left as it is
+    removed = snapshot_plan(expiring, expires_at="")  # '': never expires, the update's null
+    assert removed.action == UPDATE and removed.body == {"expires_at": None}
+    assert "expires_at" not in as_planned(expiring, removed) and as_planned(TAKEN, plan)["expires_at"] == \
+        "2026-03-01T00:00:00Z"
+    assert snapshot_plan(TAKEN, expires_at="").action == NOTHING
+    assert snapshot_plan(None, expires_at="").body == {"name": "before", "source_branch_id": "br-root",
+                                                       "expires_at": None}  # a query parameter None is not sent
+
+
+def test_an_update_answered_without_the_expiry_asked_is_a_problem_naming_both():
+    plan = snapshot_plan(TAKEN, expires_at="2026-03-01T00:00:00Z")
+    assert expiry_problem(dict(TAKEN, expires_at="2026-03-01T00:00:00.000Z"), plan) is None
+    said = expiry_problem(TAKEN, plan)
+    assert "with an expiry of never, not 2026-03-01T00:00:00Z as asked" in said and "snap-1" in said
+    removed = snapshot_plan(dict(TAKEN, expires_at="2026-02-28T00:00:00Z"), expires_at="")
+    assert "expiry of 2026-02-28T00:00:00Z, not never" in expiry_problem(dict(TAKEN, expires_at="2026-02-28T00:00:00Z"),
+                                                                          removed)
+    assert expiry_problem(TAKEN, removed) is None
+    assert expiry_problem(TAKEN, snapshot_plan(TAKEN)) is None
 
 
 def test_manual_snapshots_come_only_from_root_branches():
@@ -184,6 +202,7 @@ def test_points_that_cannot_be_sent_are_refused(options, said):
     assert said in snapshot_input_problem(dict(dict(timestamp=None, lsn=None, expires_at=None), **options))
     assert snapshot_input_problem(dict(timestamp="2026-01-31T23:00:00+01:00", lsn=None,
                                        expires_at="2026-02-28T00:00:00.5Z")) is None
+    assert snapshot_input_problem(dict(timestamp=None, lsn=None, expires_at="")) is None  # '': never expires
 
 
 def test_a_snapshot_listed_without_its_source_branch_is_the_one_asked():
