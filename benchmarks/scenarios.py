@@ -436,7 +436,8 @@ _ID_AFTER = {"projects": "{p}", "branches": "{b}", "endpoints": "{e}", "operatio
              "databases": "{db}"}
 # (label, floor without polls, waits, how the floor is reasoned)
 PROVISIONING_FLOORS = {
-    "project_create": (2, 1, "list projects by name (1), POST /projects (1), then the wait"),
+    "project_create": (3, 1, "list projects by name (1), the regions the account may use, to refuse one it may not "
+                             "before the create (1: region_id is given), POST /projects (1), then the wait"),
     "project_unchanged": (1, 1, "list projects by name (1), then one read of the project's newest operations, to "
                                 "know none still runs (a project has no state that tells)"),
     "project_unchanged_compute": (2, 1, "list projects by name (1), list its computes to compare the settings (1), "
