@@ -60,7 +60,7 @@ options:
       - The region, such as V(aws-us-east-2) or V(aws-eu-central-1). Can only be set when the project is created;
         the service chooses when it is left out.
       - Before a create (in check mode too) the regions the account may use are read (those of O(org_id), or of the
-        organization the project would be made in): a region not among them fails the task naming those there are,
+        organization the project would be made in); a region not among them fails the task naming those there are,
         and nothing is created. A task that creates nothing does not read them.
     type: str
   pg_version:

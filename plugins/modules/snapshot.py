@@ -62,7 +62,7 @@ options:
       - When the service deletes the snapshot by itself (an RFC 3339 timestamp in the future, as O(timestamp)).
         Without it, a manual snapshot is kept until it is deleted, and an existing one's expiry is left as it is.
       - Set when the snapshot is taken; an existing snapshot whose expiry differs is updated to it (the service's
-        update of a snapshot takes its expiry). An empty string (V('')) means never: a snapshot is taken without an
+        update of a snapshot takes its expiry). An empty string (V('')) means never - a snapshot is taken without an
         expiry, and an existing one's is removed.
     type: str
   state:

@@ -175,9 +175,9 @@ def test_an_update_answered_without_the_expiry_asked_is_a_problem_naming_both():
     assert expiry_problem(dict(TAKEN, expires_at="2026-03-01T00:00:00.000Z"), plan) is None
     said = expiry_problem(TAKEN, plan)
     assert "with an expiry of never, not 2026-03-01T00:00:00Z as asked" in said and "snap-1" in said
-    removed = snapshot_plan(dict(TAKEN, expires_at="2026-02-28T00:00:00Z"), expires_at="")
-    assert "expiry of 2026-02-28T00:00:00Z, not never" in expiry_problem(dict(TAKEN, expires_at="2026-02-28T00:00:00Z"),
-                                                                          removed)
+    expiring = dict(TAKEN, expires_at="2026-02-28T00:00:00Z")
+    removed = snapshot_plan(expiring, expires_at="")
+    assert "expiry of 2026-02-28T00:00:00Z, not never" in expiry_problem(expiring, removed)
     assert expiry_problem(TAKEN, removed) is None
     assert expiry_problem(TAKEN, snapshot_plan(TAKEN)) is None
 
