@@ -45,6 +45,8 @@ SENT = [
     ("GET", "/api_keys"), ("POST", "/api_keys"), ("DELETE", "/api_keys/{key_id}"),
     ("GET", "/organizations/{org_id}/api_keys"), ("POST", "/organizations/{org_id}/api_keys"),
     ("DELETE", "/organizations/{org_id}/api_keys/{key_id}"),
+    # _account/availability.py
+    ("GET", "/regions"), ("GET", "/projects/{project_id}/available_preload_libraries"),
     # _api/operations.py
     ("GET", "/projects/{project_id}/operations"), ("GET", "/projects/{project_id}/operations/{operation_id}"),
     # _resources/members.py, permissions.py

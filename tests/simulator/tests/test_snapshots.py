@@ -129,7 +129,16 @@ def test_list_rename_and_delete_answer_as_the_spec_says(sim, main):
     path = "/projects/%s/snapshots/%s" % (DEMO, made["id"])
     renamed = answer(call(sim, "PATCH", path, json={"snapshot": {"name": "renamed", "expires_at": "2099-01-01T00:00:00Z"}}),
                      keys={"snapshot"})["snapshot"]
-    assert renamed["name"] == "renamed" and "expires_at" not in renamed  # only the name is updated
+    assert renamed["name"] == "renamed" and renamed["expires_at"] == "2099-01-01T00:00:00Z"  # both taken (2026-07)
+    kept = answer(call(sim, "PATCH", path, json={"snapshot": {"name": "renamed-again"}}))["snapshot"]
+    assert kept["expires_at"] == "2099-01-01T00:00:00Z"  # an expiry not named is left as it is
+    cleared = answer(call(sim, "PATCH", path, json={"snapshot": {"expires_at": None}}))["snapshot"]
+    assert cleared["name"] == "renamed-again" and "expires_at" not in cleared  # null: never expires
+    refused(call(sim, "PATCH", path, json={"snapshot": {"expires_at": "2001-01-01T00:00:00Z"}}), 400,
+            "expires_at: must be in the future")
+    refused(call(sim, "PATCH", path, json={"snapshot": {"expires_at": "next week"}}), 400,
+            "expires_at: must be an RFC 3339 timestamp")
+    refused(call(sim, "PATCH", path, json={"snapshot": {"expires_at": 7}}), 400, "expires_at: must be")
     deleted = answer(call(sim, "DELETE", path), 202, keys={"operations"})
     assert [conforms(op, OPERATION)["action"] for op in deleted["operations"]] == ["delete_timeline"]
     assert answer(call(sim, "GET", "/projects/%s/snapshots" % DEMO))["snapshots"] == []
