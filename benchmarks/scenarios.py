@@ -548,7 +548,7 @@ def provisioning(sim, pace, log=print):
 
     def role_task(client, absent=False, reset=False):
         task = Role(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH, "app", reset_password=reset)
-        return task.absent() if absent else task.present()
+        return task.absent() if absent else task.present({})
 
     def database_task(client, absent=False, owner="app"):
         task = Database(ResourceTask(client), state["project_id"], PROVISIONING_BRANCH, "shop")
