@@ -113,6 +113,26 @@ def test_project_events_cost_one_listing_page_per_400_projects(neon_events, sim,
     assert {r["method"] for r in sim.requests(since=since)} == {"GET"}
 
 
+@pytest.mark.parametrize("size", [400, 401])
+def test_a_fleet_of_400_projects_costs_one_listing_page_more_than_ceil_as_the_service_shows_no_end(
+        neon_events, sim, size):
+    """The issue's ceil(N/400) is reached for every N but a multiple of 400: the listing's pagination (the June
+    document's Pagination: ``cursor`` only, required, on the last page too) cannot tell a full last page from one more
+    page coming, so at 400 projects one more request answers the empty page that ends the list."""
+    sim.create_projects(size - len(ORG_PROJECTS), org_id=sim.org_id, name_prefix="fleet")
+    watch = watcher(neon_events, sim, org_id=sim.org_id)
+    watch.poll()
+    since = last_seq(sim)
+    assert watch.poll() == []
+    assert len(listing_requests(sim, since)) == watch.requests == 2 == math.ceil(size / 400) + (size % 400 == 0)
+    # what ends the list: the first page is the same at 400 and 401 projects (400 of them and a cursor), the second
+    # is empty at 400 (the request ceil(N/400) cannot do without) and holds the 401st project at 401
+    first = api(sim, "GET", "/projects?org_id=%s&limit=400" % sim.org_id)
+    assert len(first["projects"]) == 400 and set(first["pagination"]) == {"cursor"}
+    second = api(sim, "GET", "/projects?org_id=%s&limit=400&cursor=%s" % (sim.org_id, first["pagination"]["cursor"]))
+    assert len(second["projects"]) == size - 400
+
+
 def test_created_changed_deleted_each_reported_once(neon_events, sim):
     watch = watcher(neon_events, sim)
     watch.poll()
@@ -264,6 +284,144 @@ def test_advisor_issues_are_reported_once_from_the_least_severity_asked(neon_eve
     assert watch.poll() == []
 
 
+# ---------------------------------------------------------------------------------------------- consumption
+
+CONSUMPTION = "/api/v2/consumption_history/v2/projects"
+
+
+def month_start(seconds):
+    day = datetime.datetime.fromtimestamp(seconds, tz=datetime.timezone.utc)
+    return datetime.datetime(day.year, day.month, 1, tzinfo=datetime.timezone.utc)
+
+
+def mid_month(sim):
+    """The simulator's clock at least 3 days before its month ends (a test's hours stay in one billing period)."""
+    now = sim.clock.time()
+    start = month_start(now)
+    following = month_start(start.timestamp() + 32 * 86400)
+    if following.timestamp() - now < 3 * 86400:
+        sim.advance_clock(following.timestamp() - now + 86400)
+
+
+def compute_seconds(sim):
+    """Each seeded organization project's compute_unit_seconds of the current month, read from the service now."""
+    now = sim.clock.time()
+    query = "org_id=%s&metrics=compute_unit_seconds&granularity=monthly&limit=100&from=%s&to=%s" % (
+        sim.org_id, month_start(now).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        datetime.datetime.fromtimestamp(now, tz=datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    rows = api(sim, "GET", "/consumption_history/v2/projects?" + query)["projects"]
+    return {row["project_id"]: sum(metric["value"] for period in row["periods"][-1:] for frame in period["consumption"]
+                                   for metric in frame["metrics"]) for row in rows}
+
+
+def consumption_requests(sim, since):
+    return [r for r in sim.requests(since=since) if r["path"] == CONSUMPTION]
+
+
+def test_consumption_over_a_limit_is_reported_once_per_project_and_period_also_across_a_restart(
+        neon_events, sim, tmp_path):
+    mid_month(sim)
+    before = compute_seconds(sim)
+    top = max(before, key=before.get)
+    limit = before[top]  # the most consuming project is at the limit, not over it: nothing yet
+    cursor = str(tmp_path / "cursor.json")
+    args = dict(events=["consumption"], org_id=sim.org_id, cursor_file=cursor,
+                consumption_limits={"compute_unit_seconds": limit})
+    watch = watcher(neon_events, sim, **args)
+    since = last_seq(sim)
+    assert watch.poll() == []
+    sim.advance_clock(3600)  # an hour of use later (the figures refresh every 15 minutes): over the limit
+    found = watch.poll()
+    sent = consumption_requests(sim, since)
+    assert len(sent) == 2  # a read of 3 projects, one request, at each poll so far
+    assert "org_id=%s" % sim.org_id in sent[0]["query"] and "metrics=compute_unit_seconds" in sent[0]["query"]
+    over = compute_seconds(sim)
+    crossed = sorted(pid for pid in over if over[pid] > limit)
+    assert top in crossed and [one["neon"]["project_id"] for one in found] == crossed
+    shown = found[crossed.index(top)]["neon"]
+    assert shown["type"] == "consumption_over_limit" and shown["metric"] == "compute_unit_seconds"
+    assert shown["limit"] == limit and shown["value"] == over[top] and shown["org_id"] == sim.org_id
+    assert shown["project_name"] == dict(zip(ORG_PROJECTS, ("checkout-api", "checkout-api-staging", "ledger")))[top]
+    assert set(shown["period"]) == {"id", "start", "plan"} and shown["period"]["start"].startswith(
+        month_start(sim.clock.time()).strftime("%Y-%m-%d"))
+    since = last_seq(sim)
+    sim.advance_clock(60)
+    assert watch.poll() == [] and consumption_requests(sim, since) == []  # the next read: 900 s after this one
+    neon_events.save_cursor(cursor, watch.state)
+    sim.advance_clock(900)
+    assert watch.poll() == []  # still over, the same period and limit: not again
+    # stopped and started again from the cursor file: not again either
+    again = watcher(neon_events, sim, state=neon_events.load_cursor(cursor), **args)
+    sim.advance_clock(900)
+    assert again.poll() == []
+    assert sim.api_key not in json.dumps(found) and sim.api_key not in open(cursor, encoding="utf-8").read()
+
+
+def test_consumption_of_a_new_period_or_over_a_new_limit_is_reported_again(neon_events, sim):
+    pid = ORG_PROJECTS[0]
+
+    def answer(period_id, value):
+        return json.dumps({"projects": [{"project_id": pid, "periods": [
+            {"period_id": "0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c1%s" % period_id[-1], "period_plan": "scale",
+             "period_start": "2026-%s-01T00:00:00Z" % period_id[:2], "consumption": [
+                 {"timeframe_start": "2026-%s-01T00:00:00Z" % period_id[:2], "metrics": [
+                     {"metric_name": "compute_unit_seconds", "value": value}]}]}]}], "pagination": {"cursor": pid}})
+
+    def poll(watch, period_id, value):
+        sim.add_fault(method="GET", path=CONSUMPTION, status=200, count=1, body=answer(period_id, value))
+        sim.advance_clock(900)
+        return [(one["neon"]["period"]["start"][:7], one["neon"]["value"], one["neon"]["limit"])
+                for one in watch.poll()]
+
+    args = dict(events=["consumption"], org_id=sim.org_id, consumption_limits={"compute_unit_seconds": 1000})
+    watch = watcher(neon_events, sim, **args)
+    assert poll(watch, "10-1", 999) == []
+    assert poll(watch, "10-1", 1500) == [("2026-10", 1500, 1000)]
+    assert poll(watch, "10-1", 2500) == []
+    assert poll(watch, "11-2", 10) == []  # a new billing period starts from nothing
+    assert poll(watch, "11-2", 1001) == [("2026-11", 1001, 1000)]
+    higher = watcher(neon_events, sim, state=watch.state, **dict(args, consumption_limits={
+        "compute_unit_seconds": 2000}))
+    assert poll(higher, "11-2", 1500) == []  # under the new limit
+    assert poll(higher, "11-2", 2001) == [("2026-11", 2001, 2000)]
+
+
+def test_consumption_costs_one_request_a_poll_and_a_read_every_interval(neon_events, sim):
+    sim.create_projects(147, org_id=sim.org_id, name_prefix="fleet")  # 150: two requests of 100 projects
+    watch = watcher(neon_events, sim, events=["consumption"], org_id=sim.org_id, consumption_interval=600,
+                    consumption_limits={"compute_unit_seconds": 10 ** 12})
+    per_poll = []
+    for _poll in range(14):
+        since = last_seq(sim)
+        watch.poll()
+        per_poll.append(len(consumption_requests(sim, since)))
+        sim.advance_clock(60)
+    assert per_poll == [1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0]
+    asked = [set(r["query"].split("project_ids=")[1].split("&")[0].replace("%2C", ",").split(","))
+             for r in consumption_requests(sim, 0)]
+    assert [len(ids) for ids in asked] == [100, 50, 100, 50] and len(asked[0] | asked[1]) == 150
+
+
+def test_consumption_429_waits_as_retry_after_says(neon_events, sim):
+    recorder = Recorder(sim)
+    watch = watcher(neon_events, sim, recorder=recorder, events=["consumption"], org_id=sim.org_id,
+                    consumption_limits={"compute_unit_seconds": 10 ** 12})
+    sim.add_fault(method="GET", path=CONSUMPTION, status=429, retry_after=11, count=1)
+    since = last_seq(sim)
+    assert watch.poll() == []
+    assert recorder.pauses == [11] and len(consumption_requests(sim, since)) == 2
+
+
+def test_consumption_refused_by_the_plan_stops_the_source_at_its_first_poll(neon_events, sim):
+    owner = sim.create_user(name="Free Owner")
+    org = sim.create_organization(name="free-team", plan="free", admins=[owner["id"]], projects=1)
+    key = sim.create_key("personal", user_id=owner["id"], name="free-owner")
+    with pytest.raises(neon_events.ArgumentError, match="the first poll failed.*HTTP 403"):
+        asyncio.run(neon_events.main(ListQueue(), {
+            "api_key": key["key"], "api_url": sim.url, "org_id": org["id"], "events": ["consumption"],
+            "consumption_limits": {"compute_unit_seconds": 1}}))
+
+
 # ---------------------------------------------------------------------------------------------- faults
 
 def test_429_waits_as_retry_after_says(neon_events, sim):
@@ -336,6 +494,13 @@ def test_bad_arguments_stop_the_source_at_start_before_any_request(neon_events, 
         ({"advisors_min_severity": "LOUD"}, "advisors_min_severity must be one of"),
         ({"cursor_file": "/nonexistent-folder/cursor.json"}, "does not exist or cannot be written"),
         ({"colour": "red"}, "unknown argument(s) colour"),
+        ({"events": ["consumption"], "consumption_limits": {"compute_unit_seconds": 1}}, "consumption needs org_id"),
+        ({"events": ["consumption"], "org_id": sim.org_id}, "consumption needs consumption_limits"),
+        ({"events": ["consumption"], "org_id": sim.org_id, "consumption_limits": {"cpu": 1}},
+         "consumption_limits: metrics cpu is not read per project"),
+        ({"events": ["consumption"], "org_id": sim.org_id, "consumption_limits": {"compute_unit_seconds": -1}},
+         "consumption_limits: compute_unit_seconds must be at least 0"),
+        ({"consumption_limits": {"compute_unit_seconds": 1}}, "consumption_limits given, but events does not have"),
     ]
     for args, message in cases:
         full = dict({"api_key": sim.api_key, "api_url": sim.url}, **args)

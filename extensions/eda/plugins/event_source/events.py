@@ -14,7 +14,7 @@ Arguments (all optional but where said; ``api_key`` and ``api_url`` fall back to
   interval: seconds between polls (60; at least 1).
   cursor_file: where the source keeps what it has seen and emitted (JSON, written after each poll); without it
       a restart starts afresh.
-  events: which kinds to watch, a list of projects, operations, branches, api_keys, advisors
+  events: which kinds to watch, a list of projects, operations, branches, api_keys, advisors, consumption
       (default: projects, operations, branches, api_keys).
   baseline: project settings (as the project module's ``settings``) that each project must have: a project that
       differs gets a project_drifted event.
@@ -22,12 +22,22 @@ Arguments (all optional but where said; ``api_key`` and ``api_url`` fall back to
   branch_expires_within: seconds; a branch that expires sooner gets a branch_expiring event (86400).
   api_key_unused_days (90), api_key_max_age_days (none): the limits of the api_key events.
   advisors_min_severity: the least severity of an advisor issue reported: ERROR (default), WARN or INFO.
+  consumption_limits: for the consumption events (which need org_id): metric -> limit, e.g.
+      {compute_unit_seconds: 360000}; a project whose consumption of the current billing period goes over one gets
+      one consumption_over_limit event (once per project, metric, period and limit).
+  consumption_interval: seconds between the starts of two reads of the organization's consumption (900: the
+      service refreshes its figures about every 15 minutes).
+  consumption_requests_per_poll: how many consumption requests (100 projects each) one poll sends at most (1).
   max_backoff: the longest wait, in seconds, between polls while the API cannot be reached (900).
 
-Cost of one poll: the project listing pages, floor(N/400)+1 requests for N projects, then for each of at most
-``projects_per_poll`` projects one operations page (more only when more than 100 operations happened since its
-last read, at most 5), one branch listing and one advisors read, each when its event kind is asked; one key
-listing. 429 and Retry-After are obeyed by the client; a poll that still fails puts one api_unreachable event and
+Cost of one poll: the project listing pages, floor(N/400)+1 requests for N projects: ceil(N/400), and one page more
+when N is a multiple of 400 (the listing's pagination has no "no more" mark, only a cursor on every page, the last
+too, so only a page shorter than asked shows the end); then for each of at most ``projects_per_poll`` projects one
+operations page (more only when more than 100 operations happened since its last read, at most 5), one branch
+listing and one advisors read, each when its event kind is asked; one key listing; with consumption, at most
+``consumption_requests_per_poll`` (1) consumption requests of 100 projects while a read of the organization's
+consumption is under way (ceil(N/100) requests, one a poll, a read started every ``consumption_interval``), none
+between. 429 and Retry-After are obeyed by the client; a poll that still fails puts one api_unreachable event and
 polls again after a growing pause, then one api_recovered event.
 """
 
@@ -56,6 +66,7 @@ except ImportError:
         sys.path.append(_ROOT)
     from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 
+from ansible_collections.neon.cloud.plugins.module_utils._account import consumption
 from ansible_collections.neon.cloud.plugins.module_utils._api import timestamps
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_path, project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.connection import (
@@ -66,7 +77,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.transport import D
 
 LOG = logging.getLogger("neon.cloud.events")
 
-KINDS = ("projects", "operations", "branches", "api_keys", "advisors")
+KINDS = ("projects", "operations", "branches", "api_keys", "advisors", "consumption")
 DEFAULT_KINDS = ("projects", "operations", "branches", "api_keys")
 SEVERITIES = ("INFO", "WARN", "ERROR")
 FAILED_STATUSES = ("failed", "error")
@@ -74,6 +85,7 @@ ENDED_STATUSES = ("finished", "skipped", "failed", "error", "cancelled")
 OPERATIONS_PAGE = 100
 OPERATIONS_PAGES_MAX = 5
 CURSOR_VERSION = 1
+CONSUMPTION_ARGUMENTS = ("consumption_limits", "consumption_interval", "consumption_requests_per_poll")
 DAY = 86400.0
 # What a poll reads of a project in the listing, and of the other lists (the rest of each answer is not used).
 LISTED_PROJECT = dict(required={"id": (str,)},
@@ -123,7 +135,7 @@ class Settings:
         known = {"api_key", "api_url", "api_timeout", "api_retries", "api_retry_max_delay", "validate_certs",
                  "ca_path", "api_allow_plain_http", "org_id", "interval", "cursor_file", "events", "baseline",
                  "projects_per_poll", "branch_expires_within", "api_key_unused_days", "api_key_max_age_days",
-                 "advisors_min_severity", "max_backoff"}
+                 "advisors_min_severity", "max_backoff"} | set(CONSUMPTION_ARGUMENTS)
         unknown = sorted(set(args) - known)
         if unknown:
             raise ArgumentError("unknown argument(s) %s; the source takes %s" % (
@@ -170,6 +182,36 @@ class Settings:
         if severity not in SEVERITIES:
             raise ArgumentError("advisors_min_severity must be one of %s, got %r" % (", ".join(SEVERITIES), severity))
         self.advisors_min_severity = severity
+        self._consumption(args)
+
+    def _consumption(self, args):
+        """The consumption arguments: limits of known metrics, for an organization (the endpoint requires org_id)."""
+        self.consumption_interval = _number(args, "consumption_interval", 900, 1)
+        self.consumption_requests_per_poll = int(_number(args, "consumption_requests_per_poll", 1, 1))
+        limits = args.get("consumption_limits")
+        if "consumption" not in self.kinds:
+            given = [name for name in CONSUMPTION_ARGUMENTS if args.get(name) is not None]
+            if given:
+                raise ArgumentError("%s given, but events does not have consumption" % ", ".join(given))
+            self.consumption_limits = {}
+            return
+        if self.org_id is None:
+            raise ArgumentError("events consumption needs org_id: the service reads consumption per organization")
+        if not isinstance(limits, dict) or not limits:
+            raise ArgumentError("events consumption needs consumption_limits, a mapping of metric to limit (e.g. "
+                                "compute_unit_seconds: 360000), got %r" % (limits,))
+        problem = consumption.metrics_problem(sorted(limits), "projects")
+        if problem:
+            raise ArgumentError("consumption_limits: %s" % problem)
+        self.consumption_limits = {}
+        for metric in sorted(limits):
+            try:
+                limit = _number(limits, metric, None, 0)
+            except ArgumentError as error:
+                raise ArgumentError("consumption_limits: %s" % error)
+            if limit is None:
+                raise ArgumentError("consumption_limits: %s must be a number, got %r" % (metric, limits[metric]))
+            self.consumption_limits[metric] = limit
 
 
 # ---------------------------------------------------------------------------------------------- the cursor
@@ -258,6 +300,7 @@ class Watcher:
         self.now = now
         self.state = state or {"version": CURSOR_VERSION, "started": False, "poll": 0, "projects": {}, "keys": {}}
         self.requests = 0
+        self.pacer = None  # the consumption endpoints' pace, across polls (made at the first consumption request)
 
     def poll(self):
         """The events of one poll; ``self.state`` moves on only when the whole poll succeeded (NeonAPIError)."""
@@ -271,6 +314,8 @@ class Watcher:
                 "advisors" in self.settings.kinds):
             for project_id in self._to_visit(projects, state["poll"]):
                 self._visit(project_id, projects[project_id], first, events)
+        if "consumption" in self.settings.kinds:
+            state["consumption"] = self._consumption(projects, events)
         state["projects"] = projects
         if "api_keys" in self.settings.kinds:
             state["keys"] = self._keys(dict(self.state["keys"]), first, events)
@@ -456,6 +501,75 @@ class Watcher:
                                                    "facing")}, issue_key=key))
         record["advisors"] = sorted(now_keys)
 
+    # ---- consumption over a limit
+
+    def _consumption(self, projects, events):
+        """A read of the organization's consumption of the current billing period, ``consumption_requests_per_poll``
+        requests of 100 projects a poll (by project id, where the last poll stopped) until every project was read;
+        the next read starts ``consumption_interval`` after this one started. Answers where the read stands (the
+        cursor's ``consumption``: ``round_at``, when the read started; ``after``, the last project id read, None
+        once it ended)."""
+        settings = self.settings
+        progress = dict(self.state.get("consumption") or {})
+        round_at, after = progress.get("round_at"), progress.get("after")
+        now = self.now()
+        if after is None:
+            if round_at is not None and now - round_at < settings.consumption_interval:
+                return {"round_at": round_at, "after": None}
+            round_at, after = now, ""
+        waiting = sorted(project_id for project_id in projects if project_id > after)
+        if self.pacer is None:
+            self.pacer = consumption.Pacer(self.client.clock, self.client.sleep)
+        reader = consumption.ConsumptionReader(self.client, consumption.round_down(now, "monthly"), now, "monthly",
+                                               settings.org_id, sorted(settings.consumption_limits), pacer=self.pacer)
+        for _request in range(settings.consumption_requests_per_poll):
+            if not waiting:
+                break
+            chunk, waiting = waiting[:consumption.PROJECT_IDS_MAX], waiting[consumption.PROJECT_IDS_MAX:]
+            try:
+                read = reader.projects(chunk)
+            except NeonAPIError as error:
+                # the plan lost the endpoint, the key left the organization since the source started: the rest of
+                # the source goes on, this read ends (a first poll refused stops the source: the caller's)
+                if error.status not in (403, 404) or not self.state["started"]:
+                    raise
+                LOG.warning("consumption not read: %s", error.describe())
+                return {"round_at": round_at, "after": None}
+            for row in read["projects"]:
+                if row["project_id"] in projects:
+                    self._over_limit(row, projects, events)
+            after = chunk[-1]
+        return {"round_at": round_at, "after": after if waiting else None}
+
+    def _over_limit(self, row, projects, events):
+        """One project's consumption row: an event for each metric of its current period (the period that started
+        last) over its limit, unless reported for that period and limit (the record's ``over``)."""
+        periods = row["periods"]
+        if not periods:
+            return
+        current = max(periods, key=lambda period: timestamps.timestamp(period["period_start"]) or 0)
+        values = consumption.totals([[current]], self.settings.consumption_limits)
+        project_id = row["project_id"]
+        record = projects[project_id] = dict(projects[project_id])
+        over = dict(record.get("over") or {})
+        for metric, limit in sorted(self.settings.consumption_limits.items()):
+            value = values.get(metric, 0)
+            if value <= limit:
+                over.pop(metric, None)  # under again (a new period, a higher limit): the next crossing is reported
+                continue
+            mark = [current["period_id"], limit]
+            if over.get(metric) == mark:
+                continue
+            over[metric] = mark
+            events.append(event("consumption_over_limit", project_id=project_id, project_name=record.get("name"),
+                                org_id=self.settings.org_id, metric=metric, value=value, limit=limit, period={
+                                    "id": current["period_id"], "start": current["period_start"],
+                                    "plan": current.get("period_plan")}))
+        if over:
+            record["over"] = over
+        else:
+            record.pop("over", None)
+
     # ---- API keys
 
     def _keys(self, reported, first, events):
@@ -555,4 +669,4 @@ if __name__ == "__main__":
         async def put(self, one):
             print(json.dumps(one, sort_keys=True))  # noqa: T201
 
-    asyncio.run(main(_PrintQueue(), {"interval": 10, "events": list(KINDS)}))
+    asyncio.run(main(_PrintQueue(), {"interval": 10, "events": [kind for kind in KINDS if kind != "consumption"]}))
