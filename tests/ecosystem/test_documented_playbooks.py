@@ -1175,7 +1175,7 @@ BLOCKS = {
         "test_eda_source.py", "a rulebook (not a playbook): the shipped file, as tests/eda runs it with ansible-rulebook"),
     "reacting-to-events.rst: # vars.yml": Checked(check_eda_vars, "the variables of the shipped rulebooks"),
     "reacting-to-events.rst: # inventory.yml": Checked(check_eda_inventory, "an inventory of localhost, no plugin"),
-    "reacting-to-events.rst: Tell the team about advisor errors and idle keys": Covered(
+    "reacting-to-events.rst: Tell the team about advisor errors, idle keys and high consumption": Covered(
         "test_eda_source.py", "a rulebook (not a playbook): its source's arguments and the events its conditions name"),
     "reacting-to-events.rst: # A decision environment for EDA controller (an ansible-builder 3 definition): "
     "ansible-rulebook and its Java 17": Checked(check_shipped("decision-environment.yml"),
