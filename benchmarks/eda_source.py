@@ -206,8 +206,8 @@ def main():
         print("\n3. %d polls of 1,000 projects, the simulator's clock %d s further each poll (%.1f hours), the fleet "
               "changing; default events and consumption" % (args.polls, args.interval, args.polls * args.interval / 3600.0))
         rows, kinds, seconds = long_run(events, args.polls, args.interval)
-        print("%6s %9s %9s %9s %10s %9s %8s %9s" % ("poll", "RSS MB", "heap MB", "peak MB", "cursor MB", "projects",
-                                                  "events", "requests"))
+        print("%6s %9s %9s %9s %10s %9s %8s %9s" % (
+            "poll", "RSS MB", "heap MB", "peak MB", "cursor MB", "projects", "events", "requests"))
         for row in rows:
             print("%6d %9.1f %9.2f %9.2f %10.3f %9d %8d %9d" % row)
         print("events: %s" % ", ".join("%s %d" % item for item in sorted(kinds.items())))
