@@ -14,6 +14,7 @@ from werkzeug.routing import Map
 from werkzeug.wrappers import Request, Response
 
 from .api_advisors import AdvisorsRoutes, advisors_rules
+from .api_anonymized import AnonymizedRoutes, anonymized_rules
 from .api_catalog import CatalogRoutes, catalog_rules
 from .api_computes import ComputesRoutes, computes_rules
 from .api_consumption import ConsumptionRoutes, consumption_rules
@@ -77,7 +78,7 @@ class DropConnection(ConnectionError):
 class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, ProjectsRoutes, OperationsRoutes, ProvisioningRoutes,
                    ComputesRoutes, CatalogRoutes, SharingRoutes, NetworkingRoutes, ConsumptionRoutes, RecoveryRoutes,
                    SnapshotsRoutes, PlatformInfoRoutes, NeonAuthRoutes, DataApiRoutes,
-                   RecoverableRoutes, AdvisorsRoutes):
+                   RecoverableRoutes, AdvisorsRoutes, AnonymizedRoutes):
     """WSGI callable. ``sleep(seconds)`` is interruptible when the server stops.
 
     ``rate_limiter`` limits every route (off by default); ``org_key_limiter`` limits the creation
@@ -100,7 +101,7 @@ class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, 
                            + provisioning_rules() + computes_rules() + catalog_rules() + sharing_rules()
                            + networking_rules() + consumption_rules() + recovery_rules() + snapshots_rules()
                            + platform_rules() + neon_auth_rules() + data_api_rules()
-                           + recoverable_rules() + advisors_rules())
+                           + recoverable_rules() + advisors_rules() + anonymized_rules())
         self.control_map = control_map()
 
     # ------------------------------------------------------------------ entry point

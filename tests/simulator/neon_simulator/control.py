@@ -12,6 +12,7 @@ import uuid
 from werkzeug.routing import Map, Rule
 
 from .api_advisors import advisors_control_rules
+from .api_anonymized import anonymized_control_rules
 from .api_catalog import catalog_control_rules
 from .api_consumption import consumption_control_rules
 from .api_keys import keys_control_rules
@@ -58,7 +59,7 @@ def control_map():
         + catalog_control_rules() + sharing_control_rules() + networking_control_rules()
         + consumption_control_rules() + recovery_control_rules() + snapshots_control_rules()
         + neon_auth_control_rules() + recoverable_control_rules()
-        + advisors_control_rules())
+        + advisors_control_rules() + anonymized_control_rules())
 
 
 class ControlRoutes:

@@ -243,6 +243,16 @@ class Simulator:
         fields of :meth:`start_operations` (``outcome``, ``hold``, ``duration``...). Returns the plan."""
         return self.state.shared.next_operations.add(dict(spec, action=action), self.state.provisioning.check_operation_fields)
 
+    def script_anonymization(self, phase="anonymize", **spec):
+        """Script the next anonymized branch initializations (``phase="initialize"``) or masking runs: ``outcome``
+        (an end state: ``initialization_error``, ``error``...), ``message``, ``duration``, ``hold``, ``count``,
+        ``project_id`` (see README, "Anonymized branches"). Returns the plan."""
+        return self.state.anonymized.add_script(dict(spec, phase=phase))
+
+    def release_anonymization(self, project_id, branch_id, **end):
+        """End a held initialization or run now: ``outcome``, ``message``, ``after`` (seconds). Returns the status."""
+        return self.state.anonymized.release(project_id, branch_id, end)
+
     def set_limits(self, **limits):
         """Plan limits: ``max_projects``, ``max_branches``, ``max_history_retention_seconds`` (None: no limit),
         ``suspend_timeout_changeable``. Returns them all."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from . import seed
 from .advisors import Advisors
+from .anonymized import Anonymized
 from .catalog import Catalog
 from .computes import Computes
 from .consumption import Consumption
@@ -62,6 +63,7 @@ class State:
         self.data_api = DataApi(shared, self.neon_auth)
         self.recoverable = Recoverable(shared, self.projects._project_detail)  # pylint: disable=protected-access
         self.advisors = Advisors(shared)
+        self.anonymized = Anonymized(shared, self.provisioning)
         self.reset()
 
     @property
@@ -95,7 +97,7 @@ class State:
             shared.load(seeded)
             for area in (self.provisioning, self.sharing, self.networking, self.consumption, self.recovery,
                          self.snapshots, self.neon_auth, self.data_api,
-                         self.recoverable, self.advisors):
+                         self.recoverable, self.advisors, self.anonymized):
                 area.reset()
             if shared.real is not None:  # every server and all data go: the seeded projects start empty again
                 shared.real.clear()

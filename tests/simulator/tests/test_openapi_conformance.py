@@ -610,6 +610,45 @@ def _advisors(api, pid):
     api.call("GET", "/projects/%s/advisors" % pid, params={"min_severity": "WARN", "category": "PERFORMANCE"})
 
 
+def _anonymized(api, pid, main):
+    """The five anonymized branch operations (anonymized.py): a branch made with rules and a run started with it,
+    its status through each state, the rules read and replaced, a run started again, one scripted to fail, and
+    the refusals (a branch that is not anonymized, a run while one goes on, a rule without a function or value)."""
+    write_rows(api.sim, pid, main, "users", [{"id": 1, "email": "ada@example.com", "phone": "+44 20 7946 0000"}],
+               {"id": "bigint", "email": "text", "phone": "text"})
+    email = {"database_name": "neondb", "schema_name": "public", "table_name": "users", "column_name": "email",
+             "masking_function": "anon.fake_email()"}
+    made = api.call("POST", "/projects/%s/branch_anonymized" % pid, expect=201, json={
+        "branch_create": {"branch": {"parent_id": main, "name": "masked"}, "endpoints": [{"type": "read_write"}]},
+        "masking_rules": [email], "start_anonymization": True, "annotation_value": {"purpose": "pr-7"}})
+    base = "/projects/%s/branches/%s" % (pid, made["branch"]["id"])
+    assert api.call("GET", base + "/anonymized_status")["state"] == "created"
+    api.sim.advance_clock(2.5)
+    assert api.call("GET", base + "/anonymized_status")["state"] == "anonymizing"
+    api.settle()
+    assert api.call("GET", base + "/anonymized_status")["state"] == "anonymized"
+    api.call("GET", base + "/masking_rules")
+    phone = dict({name: email[name] for name in ("database_name", "schema_name", "table_name")},
+                 column_name="phone", masking_value="REDACTED")
+    api.call("PATCH", base + "/masking_rules", json={"masking_rules": [phone, email]})
+    assert api.call("POST", base + "/anonymize")["state"] == "anonymizing"
+    api.call("POST", base + "/anonymize", expect=409)  # a run goes on
+    api.settle()
+    api.sim.script_anonymization(outcome="error", message="masking failed on neondb.public.users")
+    api.call("POST", base + "/anonymize")
+    api.settle()
+    assert api.call("GET", base + "/anonymized_status")["state"] == "error"
+    plain = "/projects/%s/branches/%s" % (pid, main)
+    api.call("GET", plain + "/anonymized_status", expect=404)
+    api.call("GET", plain + "/masking_rules", expect=404)
+    api.call("PATCH", base + "/masking_rules", json={"masking_rules": [dict(phone, masking_value=None)]},
+             expect=400)  # neither a function nor a value
+    bare = api.call("POST", "/projects/%s/branch_anonymized" % pid, expect=201, json={})  # from the default branch
+    api.settle()
+    assert api.call("GET", "/projects/%s/branches/%s/anonymized_status" % (pid, bare["branch"]["id"]))["state"] \
+        == "initialized"
+
+
 def _neon_auth(api, pid, main):
     """The 28 branch-scoped Neon Auth operations (neon_auth.py), enabled to disabled; tests/test_neon_auth.py holds
     their refusals."""
@@ -677,6 +716,7 @@ def answers_fixture(server):
     _data_api_and_jwks(api, pid, main)
     _neon_auth(api, pid, main)
     _advisors(api, pid)
+    _anonymized(api, pid, main)
     ids = {"project_id": pid, "branch_id": main, "database_name": "neondb", "role_name": "neondb_owner",
            "org_id": ORG, "source_org_id": ORG, "region_id": REGION}
     probes = {op.operation_id: _probe(api, op, ids) for op in DOCUMENT.operations()
