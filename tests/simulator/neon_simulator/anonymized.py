@@ -340,8 +340,9 @@ class Anonymized:
                 return "database %s does not exist in branch %s (masking rule for %s)" % (
                     rule["database_name"], branch.id, rule_text(rule))
         if self.shared.real is not None:
-            return self.shared.real.anonymize(project.id, branch, rules, self.shared.resources(project).branches,
-                                              self.shared.now_us())
+            from . import anon_sql  # pylint: disable=import-outside-toplevel  # real computes only (pg_cluster)
+            return anon_sql.anonymize(self.shared.real, project.id, branch, rules,
+                                      self.shared.resources(project).branches, self.shared.now_us())
         now_us = self.shared.now_us()
         for rule in rules:
             schema = branch.data.schema(now_us, rule["database_name"])
@@ -366,7 +367,6 @@ class Anonymized:
         start = bool(read_boolean(body, "start_anonymization"))
         with self.shared.lock:
             self.shared.reachable(key, project_id)
-            self.shared.refuse_unreal("an anonymized branch")
             answer = self.provisioning.api_create_branch(key, project_id, branch_create)
             project = self.shared.project(project_id)
             branch = self.shared.branch(project, answer["branch"]["id"])
@@ -374,8 +374,9 @@ class Anonymized:
             initialization = self._phase(project.id, "initialize")[0].begin(now_us)
             record = AnonymizedBranch(project.id, branch.id, now_us, rules, initialization)
             if initialization.outcome == "initialized" and self.shared.real is not None:
-                problem = self.shared.real.prepare_anonymization(project.id, branch,
-                                                                 self.shared.resources(project).branches, now_us)
+                from . import anon_sql  # pylint: disable=import-outside-toplevel  # real computes only (pg_cluster)
+                problem = anon_sql.prepare(self.shared.real, project.id, branch, self.shared.resources(project).branches,
+                                           now_us)
                 if problem is not None:
                     initialization.outcome, initialization.message = "initialization_error", problem
                     initialization.forced = ("initialization_error", problem)

@@ -477,3 +477,82 @@ def test_a_name_the_server_refuses_is_kept_in_the_errors_and_the_simulator_goes_
     assert any("CREATE ROLE" in error and '"bad' in error for error in errors), errors
     assert rows(sim, uri_of(sim, project_id, main["id"], role="good"), "SELECT current_user") == ["good"]
     assert rows(sim, uri, "SELECT 1") == ["1"]
+
+
+# ---------------------------------------------------------------------- anonymized branches (anonymized.py, anon_sql.py)
+CUSTOMERS = [(1, "ada@shop.test", "Ada", "+44 20 7946 0001"), (2, "grace@shop.test", "Grace", "+44 20 7946 0002"),
+             (3, "linus@shop.test", "Linus", "+44 20 7946 0003")]
+
+
+def customers_parent(sim):
+    """A project whose default branch has a ``customers`` table of emails, names and phone numbers."""
+    project_id, main, uri = new_project(sim)
+    values = ", ".join("(%d, '%s', '%s', '%s')" % row for row in CUSTOMERS)
+    rows(sim, uri, "CREATE TABLE customers (id int PRIMARY KEY, email text NOT NULL, name text, phone text); "
+                   "INSERT INTO customers VALUES " + values)
+    return project_id, main, uri
+
+
+def anonymized_branch(sim, project_id, parent_id, rules):
+    """An anonymized branch of ``parent_id`` with a compute, its run started with it, waited for on the clock."""
+    made = ok(call(sim, "POST", "/projects/%s/branch_anonymized" % project_id, json={
+        "branch_create": {"branch": {"parent_id": parent_id, "name": "masked"}, "endpoints": [{"type": "read_write"}]},
+        "masking_rules": rules, "start_anonymization": True}), 201)
+    branch_id = made["branch"]["id"]
+    settle(sim, project_id)
+    status = ok(call(sim, "GET", "/projects/%s/branches/%s/anonymized_status" % (project_id, branch_id)))
+    return branch_id, made["connection_uris"][0]["connection_uri"], status
+
+
+def rule(column, **masking):
+    return dict({"database_name": "neondb", "schema_name": "public", "table_name": "customers",
+                 "column_name": column}, **masking)
+
+
+def test_an_anonymized_branch_is_its_parents_data_with_the_masked_columns_rewritten(sim):
+    project_id, main, uri = customers_parent(sim)
+    branch_id, masked_uri, status = anonymized_branch(sim, project_id, main["id"], [
+        rule("email", masking_function="anon.fake_email()"), rule("phone", masking_function="anon.partial(phone, 3, '*****', 2)")])
+    assert (status["state"], status["last_run"]["masked_columns"]) == ("anonymized", 2), status
+    emails = rows(sim, masked_uri, "SELECT email FROM customers ORDER BY id")
+    assert len(emails) == len(CUSTOMERS)
+    assert not set(emails) & {row[1] for row in CUSTOMERS}, emails  # none of the parent's emails
+    assert all("@example." in email for email in emails), emails
+    assert rows(sim, masked_uri, "SELECT id, name FROM customers ORDER BY id") == \
+        ["%d|%s" % (row[0], row[2]) for row in CUSTOMERS]                          # the unmasked columns unchanged
+    assert rows(sim, masked_uri, "SELECT phone FROM customers ORDER BY id") == ["+44*****0%d" % row[0] for row in CUSTOMERS]
+    assert rows(sim, uri, "SELECT email FROM customers ORDER BY id") == [row[1] for row in CUSTOMERS]  # the parent's own
+    assert branch_id != main["id"]
+
+
+def test_hash_is_deterministic_and_a_literal_value_is_set_as_given(sim):
+    project_id, main, _uri = customers_parent(sim)
+    _branch_id, masked_uri, status = anonymized_branch(sim, project_id, main["id"], [
+        rule("email", masking_function="anon.hash(email)"), rule("name", masking_value="REDACTED"),
+        rule("phone", masking_value="NULL")])
+    assert status["state"] == "anonymized", status
+    hashed = rows(sim, masked_uri, "SELECT email = encode(sha512(convert_to(%s, 'UTF8')), 'hex') FROM customers "
+                                   "WHERE id = 1" % "'ada@shop.test'")
+    assert hashed == ["t"]
+    assert rows(sim, masked_uri, "SELECT DISTINCT name, phone IS NULL FROM customers") == ["REDACTED|t"]
+    assert rows(sim, masked_uri, "SELECT anon.hash('x') = anon.hash('x'), length(anon.random_string(10)), "
+                                 "anon.partial_email('ada@shop.test')") == ["t|10|ad******@sh******.test"]
+
+
+def test_a_function_the_local_neon_cannot_do_ends_the_run_in_error_and_leaves_the_data_as_it_was(sim):
+    project_id, main, _uri = customers_parent(sim)
+    branch_id, masked_uri, status = anonymized_branch(sim, project_id, main["id"], [
+        rule("name", masking_function="anon.fake_first_name()"), rule("email", masking_function="anon.lorem_ipsum()")])
+    assert status["state"] == "error", status
+    assert status["status_message"].startswith("masking function anon.lorem_ipsum is not available in the local "
+                                               "Neon"), status
+    assert status["last_run"]["masked_columns"] == 0
+    assert rows(sim, masked_uri, "SELECT email, name FROM customers ORDER BY id") == \
+        ["%s|%s" % (row[1], row[2]) for row in CUSTOMERS]  # nothing half masked and called done
+    path = "/projects/%s/branches/%s" % (project_id, branch_id)
+    ok(call(sim, "PATCH", path + "/masking_rules", json={"masking_rules": [rule("id", masking_function="anon.fake_email()")]}))
+    ok(call(sim, "POST", path + "/anonymize"))
+    settle(sim, project_id)
+    failed = ok(call(sim, "GET", path + "/anonymized_status"))
+    assert failed["state"] == "error" and "column \"id\" is of type integer" in failed["status_message"], failed
+    assert rows(sim, masked_uri, "SELECT count(*) FROM customers WHERE id IN (1, 2, 3)") == ["3"]
