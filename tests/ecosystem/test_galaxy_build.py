@@ -69,7 +69,8 @@ MANAGES = {
                 "snapshot_restore": "snapshots", "snapshot_schedule": "backup schedules",
                 "branch_schema_info": "schema", "branch_recover": "recovering", "project_recover": "recovering",
                 "neon_auth": "Neon Auth", "neon_auth_info": "Neon Auth", "neon_auth_oauth_provider": "Neon Auth",
-                "neon_auth_user": "Neon Auth", "data_api": "Data API", "jwks": "JWKS"},
+                "neon_auth_user": "Neon Auth", "data_api": "Data API", "jwks": "JWKS",
+                "branch_anonymized": "anonymized branches"},
     "inventory": {"projects": "inventory"},
 }
 

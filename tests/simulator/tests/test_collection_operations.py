@@ -118,6 +118,12 @@ SENT = [
     ("GET", DATA_API), ("POST", DATA_API), ("PATCH", DATA_API), ("DELETE", DATA_API),
     ("GET", "/projects/{project_id}/jwks"), ("POST", "/projects/{project_id}/jwks"),
     ("DELETE", "/projects/{project_id}/jwks/{jwks_id}"),
+    # _resources/anonymized_branches.py
+    ("POST", "/projects/{project_id}/branch_anonymized"),
+    ("GET", "/projects/{project_id}/branches/{branch_id}/masking_rules"),
+    ("PATCH", "/projects/{project_id}/branches/{branch_id}/masking_rules"),
+    ("POST", "/projects/{project_id}/branches/{branch_id}/anonymize"),
+    ("GET", "/projects/{project_id}/branches/{branch_id}/anonymized_status"),
     # _resources/recoveries.py
     ("POST", "/projects/{project_id}/recover"), ("POST", "/projects/{project_id}/branches/{branch_id}/recover"),
 ]

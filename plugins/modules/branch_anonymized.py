@@ -1,0 +1,195 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: branch_anonymized
+short_description: Create a Neon branch whose personal data is masked, and mask it again when its rules change
+version_added: 1.0.0
+description:
+  - Makes an anonymized branch - a copy of a parent branch whose columns are masked by its masking rules with
+    PostgreSQL Anonymizer's functions (V(anon.fake_email()), V(anon.random_string(10)), V(anon.hash(email)), ...)
+    or a literal value - and returns once the masking has ended. Anonymized branches are in beta at Neon.
+  - The branch is found by its name within its project. A rerun that finds it with the same rules (compared as a
+    set, in any order) masks nothing again; other rules replace its rules whole, as the service does, and mask
+    it again. A branch whose last masking did not end masked (state V(initialized) or V(error)) is masked again.
+    Masking is static: the branch keeps the rows it was made with; fresh data means a new branch (delete this one
+    with M(neon.cloud.branch), O(neon.cloud.branch#module:state=absent), then run this task again).
+  - A masking that ends in V(error) or V(initialization_error) fails the task with the service's status message
+    and the id of the branch, which exists.
+  - Before anything is sent, each rule is checked against the schema of the branch it applies to (its parent when
+    the branch is made): a rule naming a database, schema, table or column it does not have fails, naming what
+    there is. A rule with neither a function nor a value, or with both, is refused.
+  - B(The masking rules are sensitive) (Neon's document marks every field of a rule so). O(masking_rules) is
+    C(no_log) as a password is, so Ansible hides each of its strings wherever it appears in the task's output,
+    C(-vvv) included; messages name a rule by its place (V(rule 2)), and the diff shows each rule by a
+    fingerprint.
+  - Deleting the branch is M(neon.cloud.branch)'s, as for any branch.
+author:
+  - neon.cloud maintainers (@neon-cloud)
+options:
+  project_id:
+    description: The project's id.
+    type: str
+    required: true
+  name:
+    description: The anonymized branch's name, unique within the project.
+    type: str
+    required: true
+  parent:
+    description:
+      - The branch whose data is copied and masked, by name or id. Without it, the project's default branch.
+      - A branch found with another parent than asked is refused.
+    type: str
+  masking_rules:
+    description:
+      - The branch's masking rules, one per column; at least one. Compared as a set and replaced whole.
+      - Sensitive - hidden from the task's output (C(no_log)).
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      database_name:
+        description: The database of the table.
+        type: str
+        required: true
+      schema_name:
+        description: The schema of the table.
+        type: str
+        default: public
+      table_name:
+        description: The table of the column.
+        type: str
+        required: true
+      column_name:
+        description: The column that is masked.
+        type: str
+        required: true
+      masking_function:
+        description:
+          - A PostgreSQL Anonymizer function whose result replaces each value, such as V(anon.fake_email()),
+            V(anon.fake_first_name()), V(anon.random_string(10)) or V(anon.hash(email)).
+          - One of O(masking_rules[].masking_function) and O(masking_rules[].masking_value) is required.
+        type: str
+      masking_value:
+        description: A literal value that replaces each value of the column.
+        type: str
+  anonymize:
+    description:
+      - V(changed) masks when the branch is made, when its rules change and when its last masking did not end
+        masked. V(always) masks again on every run (each run reports a change).
+    type: str
+    choices: [changed, always]
+    default: changed
+extends_documentation_fragment:
+  - neon.cloud.api
+  - neon.cloud.api.wait
+  - neon.cloud.api.action_group
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: Only reads; the result and the diff say what would be made, replaced or masked again.
+  diff_mode:
+    support: full
+    details:
+      - Shows the branch's name, parent, masking state and rules before and after. Each rule is shown as a
+        fingerprint, the same for the same rule within one run, so that the diff says which rules stay, go and come
+        without showing what they name or how they mask.
+notes:
+  - With O(wait=true) the task waits for the branch's operations and then for the masking to end (polling the
+    branch's anonymized status), within O(wait_timeout); a branch found still being masked (by another run, or one
+    that timed out) is waited for first. Two runs at the same time leave one branch.
+seealso:
+  - module: neon.cloud.branch
+  - module: neon.cloud.branch_schema_info
+  - ref: ansible_collections.neon.cloud.docsite.branch_per_pull_request
+    description: A branch per pull request, with an anonymized variant.
+"""
+
+EXAMPLES = r"""
+- name: A copy of main for pull request 42, its customers' emails and names masked
+  neon.cloud.branch_anonymized:
+    project_id: shiny-river-12345678
+    name: pr-42-anonymized
+    parent: main
+    masking_rules:
+      - database_name: neondb
+        table_name: customers
+        column_name: email
+        masking_function: anon.fake_email()
+      - database_name: neondb
+        table_name: customers
+        column_name: name
+        masking_value: customer
+  register: preview
+
+- name: Show the masking's end
+  ansible.builtin.debug:
+    msg: "{{ preview.branch.id }} is {{ preview.anonymized_status.state }}"
+"""
+
+RETURN = r"""
+branch:
+  description: The branch as the service shows it after the task; in check mode, as it would be (a new one's id null).
+  returned: once the project's branches were read
+  type: dict
+  sample: {"id": "br-wispy-meadow-a5l2dqxb", "name": "pr-42-anonymized", "parent_id": "br-aged-salad-637688",
+           "current_state": "ready"}
+anonymized_status:
+  description:
+    - The branch's masking status as the service last answered it; its C(state) is V(anonymized) once masked.
+    - Holds C(status_message) and C(last_run) (when the last masking started and ended, how many columns it masked).
+  returned: once the branch exists, or in check mode
+  type: dict
+  sample: {"state": "anonymized", "status_message": "Anonymization completed",
+           "last_run": {"started_at": "2026-11-28T20:25:15Z", "completed_at": "2026-11-28T20:25:22Z", "masked_columns": 2}}
+masking_rules_count:
+  description: How many masking rules the branch has after the task (the rules themselves are not returned).
+  returned: success
+  type: int
+  sample: 2
+connection_uri:
+  description: The connection URI of the new branch's compute, when the service answers one with the create (shown only then).
+  returned: when the task created the branch and the service answered one
+  type: str
+  sample: postgresql://neondb_owner:secret@ep-cool-darkness-123456.us-east-2.aws.neon.tech/neondb
+operations:
+  description: The operations the task started, in their last known state.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"id": "0a9c6d1e-8f3b-4d7a-9e2c-5b1f4a3d2c10", "action": "create_branch", "status": "finished"}]
+"""
+
+from ansible_collections.neon.cloud.plugins.module_utils._module import NeonModule
+from ansible_collections.neon.cloud.plugins.module_utils._resources.anonymized_branches import AnonymizedBranch
+from ansible_collections.neon.cloud.plugins.module_utils._resources.task import WAIT_ARGUMENT_SPEC
+
+
+def main():
+    spec = dict(
+        project_id=dict(type="str", required=True),
+        name=dict(type="str", required=True),
+        parent=dict(type="str"),
+        masking_rules=dict(type="list", elements="dict", required=True, no_log=True, options=dict(
+            database_name=dict(type="str", required=True),
+            schema_name=dict(type="str", default="public"),
+            table_name=dict(type="str", required=True),
+            column_name=dict(type="str", required=True),
+            masking_function=dict(type="str"),
+            masking_value=dict(type="str"),
+        )),
+        anonymize=dict(type="str", choices=["changed", "always"], default="changed"),
+    )
+    spec.update(WAIT_ARGUMENT_SPEC)
+    NeonModule(argument_spec=spec, supports_check_mode=True).run_writer(AnonymizedBranch)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""_resources/anonymized_branches.py: the pure rules of an anonymized branch - which rules are refused before any
+request, a rule naming what the branch does not have, the set comparison, when a rerun masks again, the diff's
+fingerprints, and a masking that ended badly."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.neon.cloud.plugins.module_utils._resources.anonymized_branches import (
+    ALWAYS,
+    WHEN_CHANGED,
+    ended_badly,
+    fingerprints,
+    masking_plan,
+    options_problem,
+    rules_problem,
+    same_rules,
+    schema_problem,
+)
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
+
+EMAIL = dict(database_name="shop", schema_name="public", table_name="customers", column_name="email",
+             masking_function="anon.fake_email()")
+NAME = dict(database_name="shop", schema_name="public", table_name="customers", column_name="name",
+            masking_value="customer")
+BRANCH = {"id": "br-quiet-leaf-a1b2c3d4", "name": "pr-1-anon", "parent_id": "br-main-main-a1b2c3d4"}
+TABLES = {"shop": [{"schema": "public", "name": "customers",
+                    "columns": [{"name": "id", "type": "bigint"}, {"name": "email", "type": "text"},
+                                {"name": "name", "type": "text"}]},
+                   {"schema": "public", "name": "orders", "columns": [{"name": "id", "type": "bigint"}]},
+                   {"schema": "billing", "name": "invoices", "columns": [{"name": "id", "type": "bigint"}]}]}
+
+
+# ---------------------------------------------------------------------------------------------- refused before any request
+
+def test_rules_as_documented_pass():
+    assert rules_problem([EMAIL, NAME]) is None
+
+
+@pytest.mark.parametrize("rules, words", [
+    ([], "at least one rule"),
+    ([dict(EMAIL, masking_function=None)], "rule 1 of masking_rules has neither a masking_function nor a masking_value"),
+    ([NAME, dict(EMAIL, masking_function="")], "rule 2 of masking_rules has neither"),
+    ([dict(EMAIL, masking_value="x")], "rule 1 of masking_rules has both"),
+    ([dict(EMAIL, column_name=" ")], "rule 1 of masking_rules has no column_name"),
+    ([EMAIL, dict(EMAIL, masking_function="anon.hash(email)")], "rules 1 and 2 of masking_rules mask the same column"),
+])
+def test_rules_that_cannot_be_sent_are_refused_by_their_place_never_their_names(rules, words):
+    problem = rules_problem(rules)
+    assert words in problem
+    for value in ("customers", "email", "anon.fake_email", "anon.hash"):
+        assert value not in problem
+
+
+def test_the_options_check_the_name_and_the_parent_too():
+    options = dict(name="pr-1", parent=None, masking_rules=[EMAIL])
+    assert options_problem(options) is None
+    assert "name must be 1 to 256" in options_problem(dict(options, name=""))
+    assert "parent must not be empty" in options_problem(dict(options, parent=" "))
+    assert "neither" in options_problem(dict(options, masking_rules=[dict(EMAIL, masking_function=None)]))
+
+
+# ---------------------------------------------------------------------------------------------- the branch's schema
+
+def tables_of(database):
+    return TABLES[database]
+
+
+def test_rules_naming_what_the_parent_has_pass():
+    assert schema_problem([EMAIL, NAME], ["shop", "neondb"], tables_of, "the parent 'main'") is None
+
+
+@pytest.mark.parametrize("rule, words", [
+    (dict(EMAIL, database_name="shopp"), "rule 1 of masking_rules names a database that the parent 'main' does not "
+                                         "have; its databases are: neondb, shop"),
+    (dict(EMAIL, schema_name="sales"), "names a schema that database shop of the parent 'main' does not have; its "
+                                       "schemas with tables are: billing, public"),
+    (dict(EMAIL, table_name="customer"), "names a table that schema public of database shop of the parent 'main' does "
+                                         "not have; its tables are: customers, orders"),
+    (dict(EMAIL, column_name="emial"), "names a column that table public.customers of database shop of the parent "
+                                       "'main' does not have; its columns are: id, email, name"),
+])
+def test_a_rule_naming_what_the_parent_has_not_is_refused_naming_what_there_is(rule, words):
+    assert words in schema_problem([NAME, rule], ["shop", "neondb"], tables_of, "the parent 'main'").replace(
+        "rule 2", "rule 1")
+
+
+# ---------------------------------------------------------------------------------------------- comparing and deciding
+
+def test_rules_compare_as_a_set():
+    assert same_rules([EMAIL, NAME], [NAME, EMAIL])
+    assert same_rules([EMAIL, NAME], [NAME, EMAIL, dict(EMAIL)])
+    assert same_rules([dict(NAME, masking_function=None)], [NAME])  # the service's null for the one not given
+    assert not same_rules([EMAIL, NAME], [EMAIL])
+    assert not same_rules([EMAIL], [dict(EMAIL, masking_function="anon.hash(email)")])
+
+
+def test_a_new_branch_is_made_and_masked():
+    plan = masking_plan(None, [], None, [EMAIL], WHEN_CHANGED)
+    assert (plan.create, plan.set_rules, plan.anonymize, plan.changed) == (True, False, True, True)
+
+
+def test_a_rerun_with_the_rules_in_another_order_masks_nothing_again():
+    plan = masking_plan(BRANCH, [NAME, EMAIL], "anonymized", [EMAIL, NAME], WHEN_CHANGED)
+    assert not plan.changed
+
+
+def test_other_rules_are_replaced_whole_and_masked_again():
+    plan = masking_plan(BRANCH, [EMAIL], "anonymized", [EMAIL, NAME], WHEN_CHANGED)
+    assert (plan.create, plan.set_rules, plan.anonymize) == (False, True, True)
+    assert plan.why == "its masking rules changed"
+
+
+@pytest.mark.parametrize("state", ["initialized", "error"])
+def test_a_branch_whose_last_masking_did_not_end_masked_is_masked_again(state):
+    plan = masking_plan(BRANCH, [EMAIL], state, [EMAIL], WHEN_CHANGED)
+    assert (plan.set_rules, plan.anonymize) == (False, True)
+    assert state in plan.why
+
+
+def test_always_masks_again_on_every_run():
+    plan = masking_plan(BRANCH, [EMAIL], "anonymized", [EMAIL], ALWAYS)
+    assert (plan.set_rules, plan.anonymize, plan.why) == (False, True, "anonymize is always")
+
+
+def test_a_branch_that_failed_to_initialize_is_refused_with_its_id():
+    with pytest.raises(Refusal) as refused:
+        masking_plan(BRANCH, [EMAIL], "initialization_error", [EMAIL], ALWAYS)
+    assert "'pr-1-anon' (br-quiet-leaf-a1b2c3d4)" in refused.value.msg
+    assert "delete it" in refused.value.msg
+
+
+# ---------------------------------------------------------------------------------------------- diff and failures
+
+def test_fingerprints_show_which_rules_stay_and_nothing_of_them():
+    salt = b"0123456789abcdef"
+    before, after = fingerprints([EMAIL], salt), fingerprints([NAME, EMAIL], salt)
+    assert len(after) == 2 and before[0] in after
+    assert fingerprints([NAME, EMAIL], salt) == fingerprints([EMAIL, NAME], salt)
+    shown = " ".join(after)
+    for value in ("shop", "customers", "email", "name", "anon", "customer"):
+        assert value not in shown.replace("rule ", "")
+    assert fingerprints([EMAIL], b"another run's salt") != before  # not guessable from one run to the next
+
+
+@pytest.mark.parametrize("state, words", [
+    ("error", "a rerun masks it again"),
+    ("initialization_error", "delete it (neon.cloud.branch, state: absent)"),
+])
+def test_a_masking_that_ended_badly_names_the_message_and_the_branch(state, words):
+    message = ended_badly(BRANCH, {"state": state, "status_message": "function anon.nope() does not exist"})
+    assert "ended in state %s: function anon.nope() does not exist" % state in message
+    assert "The branch exists (id br-quiet-leaf-a1b2c3d4)" in message
+    assert words in message
