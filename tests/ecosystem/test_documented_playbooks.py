@@ -602,6 +602,79 @@ def check_workflow(block):
     assert any("ansible-galaxy collection install neon.cloud" in step.get("run", "") for step in steps), steps
 
 
+ANON_GUIDE = "branch-per-pull-request.rst: An anonymized database branch for the pull request"
+CUSTOMERS = [{"id": 1, "email": "ada@shop.example", "full_name": "Ada Lovelace", "country": "GB"},
+             {"id": 2, "email": "alan@shop.example", "full_name": "Alan Turing", "country": "GB"}]
+
+
+def check_anonymized_workflow(block):
+    """The anonymized variant's GitHub Actions job: on the pull request's events, it runs the variant's playbook (the
+    file the AWX template names too) with the variables that playbook reads, and the key from a repository secret."""
+    playbook = ALL_BLOCKS[ANON_GUIDE].text
+    events = block.data["on"]["pull_request"]["types"]
+    assert {"opened", "synchronize", "closed"} <= set(events), events
+    (job,) = block.data["jobs"].values()
+    runs = [step for step in job["steps"] if "ansible-playbook" in step.get("run", "")]
+    assert len(runs) == 1, job
+    command = runs[0]["run"]
+    template = ALL_BLOCKS["branch-per-pull-request.rst: The anonymized pull request branch as an AWX job template"]
+    assert "ansible-playbook %s" % template.data[0]["tasks"][0]["awx.awx.job_template"]["playbook"] in command
+    for name in ("pr_number", "pr_event"):
+        assert "-e %s=" % name in command and name in playbook, (name, command)
+    assert runs[0]["env"] == {"NEON_API_KEY": "${{ secrets.NEON_API_KEY }}"}, runs[0]
+
+
+def shop_with_customers(scene):
+    """The project shop as the guide's first playbook leaves it (database shop owned by shop_owner on main), main's
+    customers with their emails and names."""
+    import requests
+
+    created = scene.post("/projects", {"project": {"name": "shop", "branch": {"database_name": "shop",
+                                                                               "role_name": "shop_owner"}}})
+    scene.sim.advance_clock(30)
+    scene.values["shop"] = created["project"]["id"]
+    url = "%s/projects/%s/branches/%s/data" % (scene.sim.control_url, created["project"]["id"], created["branch"]["id"])
+    requests.post(url, json={"database": "shop", "table": "customers", "rows": CUSTOMERS},
+                  timeout=10).raise_for_status()
+
+
+def anonymized_state(scene, project_id, name):
+    """The anonymized branch ``name``: its status and its rules, as the API shows them."""
+    branch = branch_named(scene, project_id, name)
+    assert branch is not None, name
+    path = "/projects/%s/branches/%s" % (project_id, branch["id"])
+    return branch, scene.api(path + "/anonymized_status"), scene.api(path + "/masking_rules")["masking_rules"]
+
+
+def check_anonymized_preview(scene):
+    """The pull request's branch is main's copy, masked by the page's two rules; the migration ran against it; the
+    AWX template allows simultaneous runs."""
+    main = branch_named(scene, scene.values["shop"], "main")
+    branch, status, rules = anonymized_state(scene, scene.values["shop"], "pr-7-anonymized")
+    assert branch["parent_id"] == main["id"] and status["state"] == "anonymized", status
+    assert sorted(rule["column_name"] for rule in rules) == ["email", "full_name"], rules
+    (migrated,) = migrations(scene)
+    assert (migrated["user"], migrated["database"]) == ("shop_owner", "shop"), migrated
+    (template,) = [call["args"] for call in scene.awx_calls() if call["module"] == "job_template"]
+    assert template["allow_simultaneous"] is True and template["playbook"] == "pr-branch-anonymized.yml"
+
+
+def customers_on_demo_main(scene):
+    """The demo project's main holds customers with their emails and names (neondb), as the module's EXAMPLES say."""
+    import requests
+
+    main = branch_named(scene, DEMO_PROJECT, "main")
+    rows = [{"id": row["id"], "email": row["email"], "name": row["full_name"]} for row in CUSTOMERS]
+    requests.post(data_url(scene, main), json={"table": "customers", "rows": rows}, timeout=10).raise_for_status()
+
+
+def check_anonymized_examples(scene):
+    """pr-42-anonymized is main's copy, masked by the example's two rules."""
+    branch, status, rules = anonymized_state(scene, DEMO_PROJECT, "pr-42-anonymized")
+    assert status["state"] == "anonymized" and len(rules) == 2, (status, rules)
+    assert branch["parent_id"] == branch_named(scene, DEMO_PROJECT, "main")["id"]
+
+
 def check_execution_environment_meta(block):
     """The collection's meta/execution-environment.yml, as it is."""
     with open(os.path.join(ROOT, "meta", "execution-environment.yml"), encoding="utf-8") as handle:
@@ -1094,6 +1167,15 @@ BLOCKS = {
                   why="the application's migration command: a stand-in that records where DATABASE_URL leads"),
     "branch-per-pull-request.rst: name: Database branch": Checked(
         check_workflow, "a GitHub Actions workflow: it must run the page's playbook with the variables it reads"),
+    ANON_GUIDE: Run(group="anonymized pull request", play_vars={"pr_number": 7, "pr_event": "opened"},
+                    files={"app/manage.py": migrate_stub},
+                    why="what the pipeline passes (the pull request opened), and the application's migration command: "
+                        "a stand-in that records where DATABASE_URL leads"),
+    "branch-per-pull-request.rst: name: Anonymized database branch": Checked(
+        check_anonymized_workflow, "a GitHub Actions workflow: it must run the variant's playbook with the variables "
+                                   "it reads"),
+    "branch-per-pull-request.rst: The anonymized pull request branch as an AWX job template": Run(
+        group="anonymized pull request"),
     # project-baseline.rst: the baseline play, then the offboarding, over the organization's projects
     BASELINE_INVENTORY: Inventory("baseline.neon.yml", check_baseline_inventory),
     BASELINE_PLAY: Run(group="baseline", files={"ansible.cfg": baseline_ansible_cfg},
@@ -1188,6 +1270,7 @@ BLOCKS = {
         group=READERS_RUN, secret_vars={"job_credential_key": organization_key}, play_env={"NEON_API_KEY": "{{ job_credential_key }}"},
         why="the job's credential: an organization key, as the examples assert"),
     "branch.py EXAMPLES": Run(),
+    "branch_anonymized.py EXAMPLES": Run(),
     "data_api.py EXAMPLES": Run(group=BACKEND_RUN),
     "jwks.py EXAMPLES": Run(group=BACKEND_RUN),
     "neon_auth.py EXAMPLES": Run(group=BACKEND_RUN),
@@ -1249,6 +1332,8 @@ GROUPS = {
     "recovery-runbooks.rst": Group(check=check_recovery_page),
     RECOVER_RUN: Group(setup=deleted_by_mistake, check=check_recovered),
     "branch.py EXAMPLES": Group(check=check_branch_examples),
+    "branch_anonymized.py EXAMPLES": Group(setup=customers_on_demo_main, check=check_anonymized_examples),
+    "anonymized pull request": Group(setup=shop_with_customers, check=check_anonymized_preview),
     BACKEND_RUN: Group(setup=preview_branches_with_neon_auth, check=check_backend_examples),
     "app backend": Group(check=check_app_backend),
     "connection_info.py EXAMPLES": Group(check=check_connection_examples),
