@@ -1,0 +1,233 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""neon.cloud.branch_anonymized against the simulator: an anonymized branch made from a parent with its masking rules,
+returned once masking has ended; a rerun, changed rules, rules in another order; a masking that ends badly; rules
+refused before any request; two runs at once; check mode; the rules kept out of the output (``no_log``).
+
+Each test runs the module in this process (rel.run_module), as a playbook task would (at -vvv), and checks what a
+user would notice: the branch, its status and rules as the API shows them afterwards, what the result says, and
+which requests were sent (the simulator's request log). How a masking ends is scripted through the simulator
+(``script_anonymization``), never raced.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import neon_reliability as rel
+from neon_reliability import failed, last_seq, ok
+from test_provisioning_modules import RUN_TIMEOUT, branch_named, changes_since, new_project, requests_since, run
+from test_snapshot_modules import write
+
+CUSTOMERS = [{"id": 1, "email": "ada@shop.example", "name": "Ada Lovelace", "plan": "pro"},
+             {"id": 2, "email": "alan@shop.example", "name": "Alan Turing", "plan": "free"}]
+# Strings only the rules hold: none of them may appear in any output of a task (the option is no_log).
+LITERAL = "Literal-7f3a9c2e"
+EMAIL = dict(database_name="neondb", table_name="customers", column_name="email", masking_function="anon.fake_email()")
+NAME = dict(database_name="neondb", table_name="customers", column_name="name", masking_value=LITERAL)
+PLAN = dict(database_name="neondb", table_name="customers", column_name="plan", masking_function="anon.random_string(4)")
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+
+def shop(sim):
+    """A new project whose main holds CUSTOMERS in neondb: (project id, main)."""
+    created = new_project(sim)
+    pid, main = created["project"]["id"], created["branch"]
+    write(sim, pid, main["id"], CUSTOMERS, table="customers")
+    sim.advance_clock(1)
+    return pid, main
+
+
+def anonymized(sim, pid, name="pr-1-anon", check_mode=False, diff=False, **args):
+    args.setdefault("masking_rules", [EMAIL, NAME])
+    return run(sim, "branch_anonymized", check_mode=check_mode, diff=diff, project_id=pid, name=name, parent="main",
+               **args)
+
+
+def status_of(sim, pid, branch_id):
+    return rel.api(sim, "GET", "/projects/%s/branches/%s/anonymized_status" % (pid, branch_id))
+
+
+def rules_of(sim, pid, branch_id):
+    return rel.api(sim, "GET", "/projects/%s/branches/%s/masking_rules" % (pid, branch_id))["masking_rules"]
+
+
+def columns(rules):
+    return sorted((rule["column_name"], rule.get("masking_function") or rule.get("masking_value")) for rule in rules)
+
+
+def assert_rules_hidden(result):
+    """Nothing of a rule's function or literal value anywhere in what the task printed (result, msg, diff, the
+    invocation at -vvv)."""
+    text = result.text()
+    for value in (LITERAL, "anon.fake_email", "anon.random_string"):
+        assert value not in text, "a masking rule's value is in the task's output: %s" % text[-3000:]
+
+
+def posts(sim, seq, end):
+    return [entry for entry in sim.requests(since=seq) if entry["method"] == "POST" and entry["path"].endswith(end)]
+
+
+# ---------------------------------------------------------------------------------------------- made, rerun, changed
+
+
+def test_an_anonymized_branch_is_made_from_its_parent_and_returned_once_masked_and_a_rerun_changes_nothing(sim):
+    pid, main = shop(sim)
+    seq = last_seq(sim)
+    made = anonymized(sim, pid)
+    result = ok(made)
+    assert result["changed"] is True and result["anonymized_status"]["state"] == "anonymized"
+    branch = branch_named(sim, pid, "pr-1-anon")
+    assert result["branch"]["id"] == branch["id"] and branch["parent_id"] == main["id"]
+    assert status_of(sim, pid, branch["id"])["state"] == "anonymized"
+    assert columns(rules_of(sim, pid, branch["id"])) == columns([EMAIL, NAME])
+    (create,) = posts(sim, seq, "/branch_anonymized")
+    assert create["status"] == 201
+    assert [method for method, _path in changes_since(sim, seq)] == ["POST"]  # one create, the masking started with it
+    assert result["masking_rules_count"] == 2
+    assert_rules_hidden(made)
+
+    seq = last_seq(sim)
+    again = anonymized(sim, pid, masking_rules=[NAME, EMAIL])  # the same rules in another order: the same set
+    assert ok(again)["changed"] is False and again.result["anonymized_status"]["state"] == "anonymized"
+    assert changes_since(sim, seq) == []
+    assert again.result["branch"]["id"] == branch["id"]
+    assert_rules_hidden(again)
+
+
+def test_changed_rules_replace_the_rules_whole_and_mask_again_and_always_masks_on_every_run(sim):
+    pid, _main = shop(sim)
+    branch_id = ok(anonymized(sim, pid))["branch"]["id"]
+    seq = last_seq(sim)
+    changed = ok(anonymized(sim, pid, masking_rules=[EMAIL, PLAN]))
+    assert changed["changed"] is True and changed["anonymized_status"]["state"] == "anonymized"
+    assert [(method, path.rsplit("/", 1)[-1]) for method, path in changes_since(sim, seq)] == [
+        ("PATCH", "masking_rules"), ("POST", "anonymize")]
+    assert columns(rules_of(sim, pid, branch_id)) == columns([EMAIL, PLAN])  # NAME is gone: replaced whole
+
+    seq = last_seq(sim)
+    always = ok(anonymized(sim, pid, masking_rules=[PLAN, EMAIL], anonymize="always"))
+    assert always["changed"] is True and always["anonymized_status"]["state"] == "anonymized"
+    assert [(method, path.rsplit("/", 1)[-1]) for method, path in changes_since(sim, seq)] == [("POST", "anonymize")]
+
+
+def test_a_masking_that_ends_in_error_fails_with_its_message_and_the_branch_and_a_rerun_masks_again(sim):
+    pid, _main = shop(sim)
+    sim.script_anonymization(outcome="error", message="masking failed at neondb.public.customers", project_id=pid)
+    failure = anonymized(sim, pid)
+    result = failed(failure)
+    branch = branch_named(sim, pid, "pr-1-anon")
+    assert "ended in state error: masking failed at" in result["msg"]
+    assert "The branch exists (id %s)" % branch["id"] in result["msg"]
+    assert result["changed"] is True and result["branch"]["id"] == branch["id"]
+    assert_rules_hidden(failure)
+
+    seq = last_seq(sim)
+    again = ok(anonymized(sim, pid))
+    assert again["changed"] is True and again["anonymized_status"]["state"] == "anonymized"
+    assert [(method, path.rsplit("/", 1)[-1]) for method, path in changes_since(sim, seq)] == [("POST", "anonymize")]
+
+
+def test_an_initialization_error_fails_with_its_message_and_a_rerun_says_to_delete_the_branch(sim):
+    pid, _main = shop(sim)
+    sim.script_anonymization(phase="initialize", outcome="initialization_error", message="the parent is too large",
+                             project_id=pid)
+    result = failed(anonymized(sim, pid))
+    branch = branch_named(sim, pid, "pr-1-anon")
+    assert "ended in state initialization_error: the parent is too large" in result["msg"]
+    assert branch["id"] in result["msg"]
+
+    seq = last_seq(sim)
+    again = failed(anonymized(sim, pid))
+    assert "failed to initialize" in again["msg"] and "delete it" in again["msg"] and branch["id"] in again["msg"]
+    assert changes_since(sim, seq) == []
+
+
+# ---------------------------------------------------------------------------------------------- refused before sending
+
+
+def test_a_rule_naming_a_column_the_parent_has_not_is_refused_before_any_change_naming_its_columns(sim):
+    pid, _main = shop(sim)
+    seq = last_seq(sim)
+    typo = dict(EMAIL, column_name="emial")
+    refused = anonymized(sim, pid, masking_rules=[NAME, typo])
+    result = failed(refused)
+    assert "rule 2 of masking_rules names a column that table public.customers of database neondb" in result["msg"]
+    assert "its columns are: id, email, name, plan" in result["msg"].replace("********", "name")
+    assert changes_since(sim, seq) == [] and branch_named(sim, pid, "pr-1-anon") is None
+    assert_rules_hidden(refused)
+
+    seq = last_seq(sim)
+    result = failed(anonymized(sim, pid, masking_rules=[dict(EMAIL, database_name="shop")]))
+    assert "names a database that the parent" in result["msg"] and "its databases are: neondb" in result["msg"]
+    assert changes_since(sim, seq) == []
+
+
+def test_a_rule_with_neither_a_function_nor_a_value_is_refused_before_any_request(sim):
+    pid, _main = shop(sim)
+    seq = last_seq(sim)
+    result = failed(anonymized(sim, pid, masking_rules=[EMAIL, dict(NAME, masking_value=None)]))
+    assert "rule 2 of masking_rules has neither a masking_function nor a masking_value" in result["msg"]
+    assert requests_since(sim, seq) == []
+
+
+# ---------------------------------------------------------------------------------------------- check mode and diff
+
+
+def test_check_mode_sends_no_change_and_the_diff_shows_fingerprints_not_rules(sim):
+    pid, _main = shop(sim)
+    seq = last_seq(sim)
+    predicted = anonymized(sim, pid, check_mode=True, diff=True)
+    result = ok(predicted)
+    assert result["changed"] is True and result["branch"]["id"] is None
+    assert changes_since(sim, seq) == [] and branch_named(sim, pid, "pr-1-anon") is None
+    diff = result["diff"]
+    assert diff["before"] == {} and len(diff["after"]["masking_rules"]) == 2
+    assert all(rule.startswith("rule ") for rule in diff["after"]["masking_rules"])
+    assert_rules_hidden(predicted)
+
+    ok(anonymized(sim, pid))
+    seq = last_seq(sim)
+    replaced = ok(anonymized(sim, pid, check_mode=True, diff=True, masking_rules=[NAME, PLAN]))
+    assert replaced["changed"] is True and changes_since(sim, seq) == []
+    before, after = replaced["diff"]["before"]["masking_rules"], replaced["diff"]["after"]["masking_rules"]
+    assert len(set(before) & set(after)) == 1  # NAME stays; EMAIL goes, PLAN comes
+    assert replaced["diff"]["after"]["masked_again"] == "its masking rules changed"
+
+
+# ---------------------------------------------------------------------------------------------- waits and overlaps
+
+
+def test_a_423_on_the_create_is_waited_out_and_it_is_created_once(sim):
+    pid, _main = shop(sim)
+    sim.add_fault(method="POST", path="/api/v2/projects/%s/branch_anonymized" % pid, status=423, count=2)
+    seq = last_seq(sim)
+    result = ok(anonymized(sim, pid))
+    assert result["anonymized_status"]["state"] == "anonymized"
+    assert [entry["status"] for entry in posts(sim, seq, "/branch_anonymized")] == [423, 423, 201]
+    assert len([branch for branch in rel.api(sim, "GET", "/projects/%s/branches" % pid)["branches"]
+                if branch["name"] == "pr-1-anon"]) == 1
+
+
+def test_two_runs_at_once_leave_one_anonymized_branch_and_both_succeed(sim, collection_parent, tmp_path):
+    pid, _main = shop(sim)
+    sim.add_barrier(method="GET", path="/api/v2/projects/%s/branches" % pid, parties=2, timeout=60)
+    args = rel.connection_args(sim, project_id=pid, name="pr-race-anon", parent="main", masking_rules=[EMAIL, NAME],
+                               api_timeout=RUN_TIMEOUT - 10)
+    results = rel.module_process_results(
+        rel.start_module_processes(collection_parent, tmp_path, "branch_anonymized", [args, args]), RUN_TIMEOUT)
+    assert [barrier["timed_out"] for barrier in sim.barriers()] == [False]  # both listed before either created
+    named = [branch for branch in rel.api(sim, "GET", "/projects/%s/branches" % pid)["branches"]
+             if branch["name"] == "pr-race-anon"]
+    assert len(named) == 1
+    for result in results:
+        assert not result.get("failed"), result
+        assert result["branch"]["id"] == named[0]["id"] and result["anonymized_status"]["state"] == "anonymized"
+        assert LITERAL not in json.dumps(result)
+    assert len([result for result in results if "another run" in json.dumps(result.get("warnings"))]) == 1
+    assert status_of(sim, pid, named[0]["id"])["state"] == "anonymized"
