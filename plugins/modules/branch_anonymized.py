@@ -18,18 +18,20 @@ description:
   - The branch is found by its name within its project. A rerun that finds it with the same rules (compared as a
     set, in any order) masks nothing again; other rules replace its rules whole, as the service does, and mask
     it again. A branch whose last masking did not end masked (state V(initialized) or V(error)) is masked again.
-    Masking is static: the branch keeps the rows it was made with; fresh data means a new branch (delete this one
-    with M(neon.cloud.branch), O(neon.cloud.branch#module:state=absent), then run this task again).
+    Masking is static - the branch keeps the rows it was made with, and fresh data means a new branch (delete this
+    one with M(neon.cloud.branch), O(neon.cloud.branch#module:state=absent), then run this task again).
   - A masking that ends in V(error) or V(initialization_error) fails the task with the service's status message
     and the id of the branch, which exists.
   - Before anything is sent, each rule is checked against the schema of the branch it applies to (its parent when
-    the branch is made): a rule naming a database, schema, table or column it does not have fails, naming what
+    the branch is made) - a rule naming a database, schema, table or column it does not have fails, naming what
     there is. A rule with neither a function nor a value, or with both, is refused.
   - B(The masking rules are sensitive) (Neon's document marks every field of a rule so). O(masking_rules) is
     C(no_log) as a password is, so Ansible hides each of its strings wherever it appears in the task's output,
     C(-vvv) included; messages name a rule by its place (V(rule 2)), and the diff shows each rule by a
     fingerprint.
-  - Deleting the branch is M(neon.cloud.branch)'s, as for any branch.
+  - The branch is made with a read-write compute. Its connection string is read with M(neon.cloud.connection_info)
+    (the create's connection URI is not returned - Ansible would hide the parts of it that a rule names too, such
+    as the database). Deleting the branch is M(neon.cloud.branch)'s, as for any branch.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -154,11 +156,6 @@ masking_rules_count:
   returned: success
   type: int
   sample: 2
-connection_uri:
-  description: The connection URI of the new branch's compute, when the service answers one with the create (shown only then).
-  returned: when the task created the branch and the service answered one
-  type: str
-  sample: postgresql://neondb_owner:secret@ep-cool-darkness-123456.us-east-2.aws.neon.tech/neondb
 operations:
   description: The operations the task started, in their last known state.
   returned: always

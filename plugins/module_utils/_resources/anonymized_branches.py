@@ -321,7 +321,7 @@ class AnonymizedBranch(Writer):
         where = "%s %s" % ("the parent" if branch is self.parent else "the branch", branch_label(branch))
         problem = schema_problem(self.rules, databases, tables_of, where)
         if problem:
-            raise Refusal(problem + "; nothing was sent")
+            raise Refusal(problem)
 
     # ------------------------------------------------------------------------------------------ diff and check mode
 
@@ -398,7 +398,9 @@ class AnonymizedBranch(Writer):
                 return self._adopted(branch), True
             self.task.wait_idle(self.project_id, "created %s (%s)" % (self.label, branch["id"]))
             return branch, True
-        self.task.keep_created_uri(data)
+        # Its connection URI (the create's answer holds one, for its compute) is not kept: Ansible hides every string
+        # of the rules in the task's output (no_log), a database's name too, which would garble it; the parent's role
+        # and password are the branch's, so neon.cloud.connection_info reads it whole.
         try:
             branch = answers.item_of(data, "POST", path, "branch", BRANCH_FIELDS)
         except UnexpectedAnswer as error:
