@@ -629,8 +629,8 @@ def shop_with_customers(scene):
     customers with their emails and names."""
     import requests
 
-    created = scene.post("/projects", {"project": {"name": "shop", "branch": {"database_name": "shop",
-                                                                               "role_name": "shop_owner"}}})
+    project = {"name": "shop", "branch": {"database_name": "shop", "role_name": "shop_owner"}}
+    created = scene.post("/projects", {"project": project})
     scene.sim.advance_clock(30)
     scene.values["shop"] = created["project"]["id"]
     url = "%s/projects/%s/branches/%s/data" % (scene.sim.control_url, created["project"]["id"], created["branch"]["id"])

@@ -30,7 +30,7 @@ import os
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
-from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._resources.branches import parent_problem
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import (
     BRANCH_FIELDS,
@@ -72,6 +72,7 @@ STATUS_FIELDS = dict(required={"state": (str,)},
                      optional={"branch_id": (str,), "project_id": (str,), "status_message": (str, type(None)),
                                "created_at": (str,), "updated_at": (str,), "failed_at": (str, type(None)),
                                "last_run": (dict, type(None))})
+CONFLICT = 409  # a masking run asked in a state it cannot start from (another run's began meanwhile)
 # A GET of anonymized_status for a branch that is no anonymized branch (the document says only they have one).
 NOT_ANONYMIZED = (400, 404, 409, 412, 422)
 # Polls of the masking's state: the first after half a second, each next twice as long, up to 5 s (as operations).
@@ -152,7 +153,7 @@ def schema_problem(rules, databases, tables_of, where):
         if rule["column_name"] not in columns:
             return "rule %d of masking_rules names a column that table %s.%s of database %s of %s does not have; " \
                    "its columns are: %s" % (number, rule["schema_name"], rule["table_name"], database, where,
-                                           ", ".join(columns) or "none")
+                                            ", ".join(columns) or "none")
     return None
 
 
@@ -271,7 +272,7 @@ class AnonymizedBranch(Writer):
                 and self.branch.get("parent_id") != self.parent["id"]:
             raise Refusal("%s exists with another parent (%s) than asked (%s); it is not used: choose another name, "
                           "or delete it first" % (branch_label(self.branch), self.branch.get("parent_id"),
-                                                   branch_label(self.parent)))
+                                                  branch_label(self.parent)))
         status = self._status(self.branch, refuse_other=True)
         if not self.task.check_mode and self.task.wait:
             status = self._wait_ended(self.branch, status, started=False)  # a masking under way (another run's)
@@ -406,8 +407,8 @@ class AnonymizedBranch(Writer):
         except UnexpectedAnswer as error:
             raise self.task.failure("its answer cannot be used: %s" % error.describe(), error)
         self.task.kept["branch"] = branch
-        self.task.did("created %s (%s) from %s, its masking started" % (self.label, branch["id"],
-                                                                         branch_label(self.parent)))
+        self.task.did("created %s (%s) from %s, its masking started" % (
+            self.label, branch["id"], branch_label(self.parent)))
         self.task.wait_for_operations_of(data, "POST", path, self.project_id, "created %s (%s)" % (
             self.label, branch["id"]))
         return branch, True
@@ -436,8 +437,19 @@ class AnonymizedBranch(Writer):
     def _start(self, branch):
         """POST anonymize: a masking run; its answer is the status."""
         path = project_path(self.project_id, "branches", branch["id"], "anonymize")
-        data = self.task.change("POST", path, self.project_id, None,
-                                "Starting the masking of %s (%s)" % (self.label, branch["id"]))
+        try:
+            data = self.task.change("POST", path, self.project_id, None,
+                                    "Starting the masking of %s (%s)" % (self.label, branch["id"]))
+        except TaskFailure as failure:
+            # Refused as another run's masking began meanwhile (the service starts one only from initialized, error
+            # or anonymized): that run's masking is waited for, as on a run that finds it under way.
+            status = self._status(branch) if getattr(failure.cause, "status", None) == CONFLICT else None
+            if status is None or status["state"] not in (CREATED, ANONYMIZING):
+                raise
+            self.task.warnings.append("the masking of %s (%s) was started by another run at the same time; this run "
+                                      "waits for it" % (self.label, branch["id"]))
+            self.task.kept["anonymized_status"] = status
+            return status
         self.task.did("started the masking of %s (%s)" % (self.label, branch["id"]))
         try:
             status = answers.Checker("POST", path).fields(data, "the answer", **STATUS_FIELDS)
@@ -501,4 +513,3 @@ class AnonymizedBranch(Writer):
                 raise self.task.failure("reading %s again failed: %s" % (branch_label(branch), error.describe()),
                                         error)
         return after
-
