@@ -27,8 +27,8 @@ description:
     there is. A rule with neither a function nor a value, or with both, is refused.
   - B(The masking rules are sensitive) (Neon's document marks every field of a rule so). O(masking_rules) is
     C(no_log) as a password is, so Ansible hides each of its strings wherever it appears in the task's output,
-    C(-vvv) included; messages name a rule by its place (V(rule 2)), and the diff shows each rule by a
-    fingerprint.
+    C(-vvv) included - within other words too (a rule on a column C(name) hides C(name) in C(names)); messages
+    name a rule by its place (V(rule 2)), and the diff shows each rule by a fingerprint.
   - The branch is made with a read-write compute. Its connection string is read with M(neon.cloud.connection_info)
     (the create's connection URI is not returned - Ansible would hide the parts of it that a rule names too, such
     as the database). Deleting the branch is M(neon.cloud.branch)'s, as for any branch.

@@ -291,7 +291,7 @@ class AnonymizedBranch(Writer):
             parent = choose_branch(self.branches, self.parent_asked, self.project_id, "parent")
         except Missing as missing:
             return self.task.assume(missing)
-        problem = parent_problem(parent)
+        problem = parent_problem(parent) if self.branch is None else None  # a parent that expires cannot make one
         if problem:
             raise Refusal("%s cannot be created: %s" % (self.label, problem))
         return parent
