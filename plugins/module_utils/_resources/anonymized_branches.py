@@ -495,11 +495,11 @@ class AnonymizedBranch(Writer):
             interval = min(interval * 2, MAX_POLL_INTERVAL)
             try:
                 status = self._status(branch)
+            except UnexpectedAnswer as error:
+                raise self.task.failure("its masking status cannot be used: %s" % error.describe(), error)
             except NeonAPIError as error:
                 raise self.task.failure("reading the masking status of %s failed: %s" % (
                     branch_label(branch), error.describe()), error)
-            except UnexpectedAnswer as error:
-                raise self.task.failure("its masking status cannot be used: %s" % error.describe(), error)
         return status
 
     def read_again(self, current, done, after):
