@@ -234,3 +234,12 @@ def test_two_runs_at_once_leave_one_anonymized_branch_and_both_succeed(sim, coll
         assert LITERAL not in json.dumps(result)
     assert len([result for result in results if "another run" in json.dumps(result.get("warnings"))]) == 1
     assert status_of(sim, pid, named[0]["id"])["state"] == "anonymized"
+
+
+def test_check_mode_on_a_project_an_earlier_task_would_make_predicts_the_branch_and_sends_nothing(sim):
+    seq = last_seq(sim)
+    predicted = ok(run(sim, "branch_anonymized", check_mode=True, project_id="", name="pr-1-anon", parent="main",
+                       masking_rules=[EMAIL]))
+    assert predicted["changed"] is True and predicted["branch"]["id"] is None
+    assert "taken as made by an earlier task of the play" in json.dumps(predicted.get("warnings"))
+    assert requests_since(sim, seq) == []
