@@ -30,6 +30,7 @@ state's lock held, at the moment of the change they copy. The lock order is the 
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -66,6 +67,17 @@ def _remapped(managed, branch):
     for name, owner in by_name.items():
         databases[("not in the catalog", name)] = (name, owner)
     return {"roles": dict(managed["roles"]), "databases": databases}
+
+
+# format=json of a real compute's schema: one line of JSON, the base tables' columns as information_schema has them
+SCHEMA_JSON_QUERY = (
+    "SELECT coalesce(json_agg(json_build_object('schema', t.table_schema, 'name', t.table_name, 'columns', t.columns) "
+    "ORDER BY t.table_schema, t.table_name), '[]') FROM (SELECT c.table_schema, c.table_name, "
+    "json_agg(json_build_object('name', c.column_name, 'type', c.data_type) ORDER BY c.ordinal_position) AS columns "
+    "FROM information_schema.columns c JOIN information_schema.tables b ON b.table_schema = c.table_schema "
+    "AND b.table_name = c.table_name AND b.table_type = 'BASE TABLE' "
+    "WHERE c.table_schema NOT IN ('pg_catalog', 'information_schema') AND c.table_schema NOT LIKE 'pg\\_%' "
+    "GROUP BY c.table_schema, c.table_name) t")
 
 
 class RealComputes:
@@ -212,6 +224,13 @@ class RealComputes:
             finally:
                 if started:
                     cluster.stop()
+
+    def schema_json(self, project_id, branch, database, branches, now_us):
+        """The tables of ``database`` of the branch as of now, with their columns in order, in the stand-in's json
+        shape (history.schema_of: ``{"tables": [{schema, name, columns: [{name, type}]}]}``): what ``format=json``
+        answers. PostgreSQL's own schemas are left out."""
+        rows = self.run_sql(project_id, branch, database, SCHEMA_JSON_QUERY, branches, now_us).strip()
+        return {"tables": json.loads(rows or "[]")}
 
     def run_sql(self, project_id, branch, database, statement, branches, now_us):
         """``statement`` run in ``database`` of the branch as of now (its server started for it, with its catalog

@@ -244,7 +244,10 @@ class Recovery:
             if self.shared.real is not None:
                 self.shared.refuse_unreal("a schema at a point in the past (lsn, timestamp)",
                                           bool(args.get("timestamp") or args.get("lsn")))
-                self.shared.refuse_unreal("the json format of a real compute's schema", schema_format == "json")
+                if schema_format == "json":
+                    return {"json": self.shared.real.schema_json(project.id, branch, database,
+                                                                 self.shared.resources(project).branches,
+                                                                 self.shared.now_us())}
                 return {"sql": self.shared.real.schema_sql(project.id, branch, database, self.shared.resources(project).branches,
                                                            self.shared.now_us())}
             moment = self._point(project, branch, args.get("timestamp"), args.get("lsn"), self.shared.now_us())
