@@ -25,6 +25,7 @@ from .api_networking import NetworkingRoutes, networking_rules
 from .api_operations import OperationsRoutes, operations_rules
 from .api_organizations import OrganizationsRoutes, organizations_rules
 from .api_platform_info import PlatformInfoRoutes, platform_rules
+from .api_project_roles import ProjectRolesRoutes, project_roles_rules
 from .api_projects import ProjectsRoutes, projects_rules
 from .api_provisioning import ProvisioningRoutes, provisioning_rules
 from .api_recoverable import RecoverableRoutes, recoverable_rules
@@ -32,6 +33,7 @@ from .api_recovery import RecoveryRoutes, recovery_rules
 from .api_scene import SceneRoutes
 from .api_sharing import SharingRoutes, sharing_rules
 from .api_snapshots import SnapshotsRoutes, snapshots_rules
+from .api_transfers import TransfersRoutes, transfers_rules
 from .barriers import Barriers
 from .control import ControlRoutes, control_map
 from .errors import API_ERRORS, InvalidRequest
@@ -78,7 +80,7 @@ class DropConnection(ConnectionError):
 class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, ProjectsRoutes, OperationsRoutes, ProvisioningRoutes,
                    ComputesRoutes, CatalogRoutes, SharingRoutes, NetworkingRoutes, ConsumptionRoutes, RecoveryRoutes,
                    SnapshotsRoutes, PlatformInfoRoutes, NeonAuthRoutes, DataApiRoutes,
-                   RecoverableRoutes, AdvisorsRoutes, AnonymizedRoutes):
+                   RecoverableRoutes, AdvisorsRoutes, AnonymizedRoutes, TransfersRoutes, ProjectRolesRoutes):
     """WSGI callable. ``sleep(seconds)`` is interruptible when the server stops.
 
     ``rate_limiter`` limits every route (off by default); ``org_key_limiter`` limits the creation
@@ -101,7 +103,7 @@ class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, 
                            + provisioning_rules() + computes_rules() + catalog_rules() + sharing_rules()
                            + networking_rules() + consumption_rules() + recovery_rules() + snapshots_rules()
                            + platform_rules() + neon_auth_rules() + data_api_rules()
-                           + recoverable_rules() + advisors_rules() + anonymized_rules())
+                           + recoverable_rules() + advisors_rules() + anonymized_rules() + transfers_rules() + project_roles_rules())
         self.control_map = control_map()
 
     # ------------------------------------------------------------------ entry point

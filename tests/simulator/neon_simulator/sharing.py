@@ -167,6 +167,10 @@ class Sharing:
             self.member_records[(org.id, user_id)] = record
         return record
 
+    def member_id(self, org, user_id):
+        """The id of ``user_id``'s membership of ``org`` (the one ``GET .../members`` shows; project_roles.py)."""
+        return self._member_record(org, user_id)["id"]
+
     def _render_member(self, org, user_id):
         record = self._member_record(org, user_id)
         return {"id": record["id"], "user_id": user_id, "org_id": org.id, "role": org.members[user_id],

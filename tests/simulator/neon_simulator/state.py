@@ -26,6 +26,7 @@ from .networking import Networking
 from .operations import Operations
 from .organizations import Organizations
 from .platform_info import PlatformInfo
+from .project_roles import ProjectRoles
 from .projects import Projects
 from .provisioning import Provisioning
 from .recoverable import Recoverable
@@ -34,6 +35,7 @@ from .scene import Scene
 from .shared import Shared
 from .sharing import Sharing
 from .snapshots import Snapshots
+from .transfers import Transfers
 
 __all__ = ["Conflict", "Forbidden", "InvalidRequest", "NotFound", "State"]
 
@@ -64,6 +66,8 @@ class State:
         self.recoverable = Recoverable(shared, self.projects._project_detail)  # pylint: disable=protected-access
         self.advisors = Advisors(shared)
         self.anonymized = Anonymized(shared, self.provisioning)
+        self.transfers = Transfers(shared)
+        self.project_roles = ProjectRoles(shared, self.sharing)
         self.reset()
 
     @property
@@ -97,7 +101,7 @@ class State:
             shared.load(seeded)
             for area in (self.provisioning, self.sharing, self.networking, self.consumption, self.recovery,
                          self.snapshots, self.neon_auth, self.data_api,
-                         self.recoverable, self.advisors, self.anonymized):
+                         self.recoverable, self.advisors, self.anonymized, self.transfers, self.project_roles):
                 area.reset()
             if shared.real is not None:  # every server and all data go: the seeded projects start empty again
                 shared.real.clear()

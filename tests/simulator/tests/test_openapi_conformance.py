@@ -50,9 +50,12 @@ SETTLE = 30  # seconds of simulated time past the operations a change starts (th
 
 DOCUMENT = document()
 
-# Routes served that the document does not have: none (the backup schedules, served before the 2025-10-26 document
-# had them, are getSnapshotSchedule and setSnapshotSchedule of the June 2026 one).
-UNDOCUMENTED_ROUTES = set()
+# Routes served that the document does not have (the backup schedules, served before the 2025-10-26 document had
+# them, are getSnapshotSchedule and setSnapshotSchedule of the June 2026 one): project members' roles, new in August
+# 2026 (listProjectMembers, setProjectMemberRole, removeProjectMemberRole), whose shapes tests/test_project_roles.py
+# checks against the generated client they come from.
+UNDOCUMENTED_ROUTES = {("GET", "/projects/{}/members"), ("PUT", "/projects/{}/members/{}/role"),
+                       ("DELETE", "/projects/{}/members/{}/role")}
 
 # What the live service was recorded sending (neondatabase/neon-api-python tests/cassettes/test_integration/*.yaml,
 # 16 Jan 2025, at 2dbcfa6; provisioning-api-notes.md, "CASSETTE"): per operation, the fields of the answer (""),
@@ -649,6 +652,26 @@ def _anonymized(api, pid, main):
         == "initialized"
 
 
+def _transfers(api):
+    """Projects moved between organizations (transfers.py): two of the seeded organization's into a new one, more than
+    400 ids refused; one project moved by a request that the destination's organization key accepts."""
+    destination = api.sim.create_organization(name="conformance-destination", admins=["bootstrap"])["id"]
+    moved = [api.sim.create_project(name="moved-%d" % number, org_id=ORG)["id"] for number in range(2)]
+    path = "/organizations/%s/projects/transfer" % ORG
+    api.call("POST", path, json={"destination_org_id": destination, "project_ids": moved})
+    api.call("POST", path, expect=400, json={"destination_org_id": destination, "project_ids": moved * 201})
+    api.call("POST", path, expect=409, json={"destination_org_id": destination, "project_ids": moved})
+    lower = api.sim.create_organization(name="conformance-launch", plan="launch", admins=["bootstrap"])["id"]
+    one = api.sim.create_project(name="requested", org_id=ORG)["id"]
+    api.call("POST", path, expect=406, json={"destination_org_id": lower, "project_ids": [one]})
+    made = api.call("POST", "/projects/%s/transfer_requests" % one, expect=201, json={"ttl_seconds": 3600})
+    accept = "/projects/%s/transfer_requests/%s" % (one, made["id"])
+    api.call("PUT", accept, expect=406, json={"org_id": lower})
+    destination_key = api.sim.create_key("organization", org_id=destination, name="destination")["key"]
+    api.call("PUT", accept, expect=204, key=destination_key, json={})
+    api.call("PUT", accept, expect=404, key=destination_key, json={})
+
+
 def _neon_auth(api, pid, main):
     """The 28 branch-scoped Neon Auth operations (neon_auth.py), enabled to disabled; tests/test_neon_auth.py holds
     their refusals."""
@@ -717,6 +740,7 @@ def answers_fixture(server):
     _neon_auth(api, pid, main)
     _advisors(api, pid)
     _anonymized(api, pid, main)
+    _transfers(api)
     ids = {"project_id": pid, "branch_id": main, "database_name": "neondb", "role_name": "neondb_owner",
            "org_id": ORG, "source_org_id": ORG, "region_id": REGION}
     probes = {op.operation_id: _probe(api, op, ids) for op in DOCUMENT.operations()
