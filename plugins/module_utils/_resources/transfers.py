@@ -1,0 +1,306 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Projects moved into an organization (``neon.cloud.project_transfer``), two ways (docs/docsite/rst/api-behaviour.rst,
+"Moving projects between accounts"):
+
+- between organizations, with one key: ``POST /organizations/{source_org_id}/projects/transfer``
+  ``{"destination_org_id", "project_ids"}`` (at most 400 ids a request; 200 with an empty object). The personal API
+  key of a user who is an admin of the source and a member of the destination.
+- by a transfer request, one project at a time, with two keys: ``POST /projects/{id}/transfer_requests`` with the
+  key of the account the project is in (201, the request's ``id``), then ``PUT
+  /projects/{id}/transfer_requests/{request_id}`` ``{"org_id"}`` with the destination's key (204).
+
+Rerun-safe: where each project is now is read first (the two organizations' project lists, or each project with the
+destination's key, then the source's), and a project already in the destination is not moved again. More than 400
+ids are sent as requests of 400: a run that fails part way has moved whole requests, and its rerun moves what is
+left. A request refused because a project is in the destination already (another run moved it meanwhile) is read
+again and what is left sent once more.
+
+``transfer_plan`` and ``batches`` are pure and unit-tested; ``ProjectTransfer`` is a Writer (writer.py).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.neon.cloud.plugins.module_utils._account.projects import ProjectReader
+from ansible_collections.neon.cloud.plugins.module_utils._api import answers
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_path, project_path
+from ansible_collections.neon.cloud.plugins.module_utils._api.connection import make_client
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import no_such_project
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
+
+TRANSFER_MAX = 400  # project ids a request (TransferProjectsToOrganizationRequest, maxItems)
+CONFLICT = 409
+ID_PATTERN = re.compile(r"^[a-z0-9-]{1,60}$")
+PERSONAL = None  # where a personal project is: in no organization
+REQUEST_FIELDS = dict(required={"id": (str,)}, optional={"project_id": (str,), "created_at": (str,),
+                                                         "expires_at": (str,)})
+PROJECT_FIELDS = dict(required={"id": (str,)}, optional={"org_id": (str, type(None)), "name": (str,)})
+BULK_KEY = ("moving projects between organizations takes the personal API key of a user who is an admin of the source "
+            "organization and a member of the destination (an organization key reaches one organization only)")
+REQUEST_KEYS = ("a transfer request is made with api_key, the personal key of the project's owner or of an admin of "
+                "its organization (or its organization key), and accepted with destination_api_key, a key of the "
+                "destination organization")
+
+
+def options_problem(params):
+    """What the options alone get wrong (checked before any request)."""
+    ids = params.get("project_ids") or []
+    if not ids:
+        return "project_ids must name at least one project"
+    for index, project_id in enumerate(ids):
+        if project_id and not ID_PATTERN.match(project_id):
+            return "project_ids[%d] is not a project id (lower-case letters, digits and -, at most 60), got %r" % (
+                index, project_id)
+    destination = params.get("destination_org_id")
+    if not destination or not ID_PATTERN.match(destination):
+        return "destination_org_id must be an organization id such as org-calm-tree-21298941, got %r" % (destination,)
+    source = params.get("source_org_id")
+    if params.get("destination_api_key"):
+        if source:
+            return ("source_org_id is for moving projects between organizations with one key; with "
+                    "destination_api_key each project moves by a transfer request from wherever it is: leave one out")
+        return None
+    if not source:
+        return ("source_org_id is required to move projects between organizations with one key; or give "
+                "destination_api_key to move each project by a transfer request that the destination's key accepts")
+    if not ID_PATTERN.match(source):
+        return "source_org_id must be an organization id such as org-calm-tree-21298941, got %r" % (source,)
+    if source == destination:
+        return "source_org_id and destination_org_id are the same organization, %s" % source
+    return None
+
+
+def unique(ids):
+    """The ids in their order, each once."""
+    seen = set()
+    return [item for item in ids if not (item in seen or seen.add(item))]
+
+
+def transfer_plan(where, destination):
+    """(to move, already there) of ``where`` (project id -> the organization it is in, None for personal; pure)."""
+    already = [project_id for project_id, org_id in where.items() if org_id == destination]
+    return [project_id for project_id in where if project_id not in already], already
+
+
+def batches(ids, size=TRANSFER_MAX):
+    """``ids`` in requests of at most ``size`` (pure)."""
+    return [ids[start:start + size] for start in range(0, len(ids), size)]
+
+
+class TransferPlan:
+    def __init__(self, to_move, already):
+        self.to_move = to_move
+        self.already = already
+
+    @property
+    def changed(self):
+        return bool(self.to_move)
+
+
+class ProjectTransfer(Writer):
+    """Projects moved into ``destination_org_id`` (see the module's text)."""
+
+    starts_operations = False
+
+    def __init__(self, task, params):
+        super(ProjectTransfer, self).__init__(task)
+        self.params = params
+        self.ids = unique(params["project_ids"])
+        self.destination = params["destination_org_id"]
+        self.source = params.get("source_org_id")
+        self.destination_client = None
+        if params.get("destination_api_key"):
+            key = params["destination_api_key"].strip()
+            self.client.remember_secret(key)
+            self.destination_client = make_client(dict(params, api_key=key))
+            self.destination_client.remember_secret(params["api_key"].strip())
+
+    @classmethod
+    def options_problem(cls, options):
+        return options_problem(options)
+
+    def run(self):
+        try:
+            return super(ProjectTransfer, self).run()
+        finally:
+            if self.destination_client is not None:
+                self.destination_client.close()
+
+    # ------------------------------------------------------------------------------------------ reading
+
+    def read(self):
+        """Project id -> the organization it is in now (None: personal)."""
+        where = {}
+        for project_id in self.ids:
+            if not project_id:
+                where[project_id] = self.task.assume(Missing(
+                    "project_ids has an empty project id", "a project of project_ids (empty here)", stand_in=PERSONAL))
+        asked = [project_id for project_id in self.ids if project_id]
+        if self.destination_client is None:
+            where.update(self._read_organizations(asked))
+        else:
+            for project_id in asked:
+                where[project_id] = self._read_one(project_id)
+        return where
+
+    def _listed(self, org_id):
+        try:
+            found = ProjectReader(self.client, org_id=org_id, org_id_fallback=False).read()
+        except NeonAPIError as error:
+            if error.status in (401, 403, 404):
+                raise Refusal("Listing the projects of organization %s was refused: %s; %s" % (
+                    org_id, error.describe(), BULK_KEY), error)
+            raise
+        return found
+
+    def _read_organizations(self, asked):
+        destination, source = self._listed(self.destination), self._listed(self.source)
+        here = dict((project["id"], self.destination) for project in destination.projects)
+        here.update((project["id"], self.source) for project in source.projects)
+        unavailable = set(destination.unavailable) | set(source.unavailable)
+        where = {}
+        for project_id in asked:
+            if project_id in here:
+                where[project_id] = here[project_id]
+            elif project_id in unavailable:
+                raise Refusal("the service could not read project %s in time, so where it is is unknown; nothing was "
+                              "moved: run the task again" % project_id)
+            else:
+                where[project_id] = self.task.assume(Missing(
+                    "project %s is in neither organization %s nor %s (as this key lists them); nothing was moved" % (
+                        project_id, self.source, self.destination),
+                    "project %s" % project_id, stand_in=self.source))
+        return where
+
+    def _get(self, client, project_id):
+        """The project as ``client``'s key reads it, or None when that key does not reach it (403 or 404)."""
+        path = project_path(project_id)
+        try:
+            data = client.get(path)
+        except NeonAPIError as error:
+            if error.status in (403, 404):
+                return None
+            raise
+        try:
+            return answers.item_of(data, "GET", path, "project", PROJECT_FIELDS, project_id)
+        except UnexpectedAnswer as error:
+            raise Refusal("the answer about project %s cannot be used: %s" % (project_id, error.describe()), error)
+
+    def _read_one(self, project_id):
+        """Where one project is: the destination's key first (it reaches the project once moved), then api_key's."""
+        seen = self._get(self.destination_client, project_id)
+        if seen is not None and seen.get("org_id") == self.destination:
+            return self.destination
+        path = project_path(project_id)
+        try:
+            data = self.client.get(path)
+        except NeonAPIError as error:
+            if error.status in (403, 404):
+                return self.task.assume(Missing(no_such_project(project_id, error), "project %s" % project_id,
+                                                stand_in=PERSONAL, error=error))
+            raise
+        try:
+            return answers.item_of(data, "GET", path, "project", PROJECT_FIELDS, project_id).get("org_id")
+        except UnexpectedAnswer as error:
+            raise Refusal("the answer about project %s cannot be used: %s" % (project_id, error.describe()), error)
+
+    # ------------------------------------------------------------------------------------------ deciding
+
+    def decide(self, current):
+        to_move, already = transfer_plan(current, self.destination)
+        self.task.kept.update(destination_org_id=self.destination, transferred=[], already_in_destination=already)
+        return TransferPlan(to_move, already)
+
+    def diff(self, current, plan):
+        before = dict(projects=dict((project_id, current[project_id]) for project_id in self.ids))
+        after = dict(projects=dict((project_id, self.destination) for project_id in self.ids))
+        return before, after
+
+    def as_planned(self, current, plan, after):
+        self.task.kept["transferred"] = list(plan.to_move)
+        return after
+
+    # ------------------------------------------------------------------------------------------ acting
+
+    def act(self, current, plan):
+        if self.destination_client is None:
+            for batch in batches(plan.to_move):
+                self._move_batch(batch)
+        else:
+            for project_id in plan.to_move:
+                self._move_by_request(project_id)
+        return None
+
+    def _moved(self, ids, how=""):
+        self.task.kept["transferred"].extend(ids)
+        self.task.did("moved %s to organization %s%s" % (
+            "project %s" % ids[0] if len(ids) == 1 else "%d projects (%s)" % (len(ids), ", ".join(ids)),
+            self.destination, how))
+
+    def _move_batch(self, batch, again=True):
+        path = api_path("organizations", self.source, "projects", "transfer")
+        label = "Moving %d project(s) from organization %s to %s" % (len(batch), self.source, self.destination)
+        try:
+            self.task.change("POST", path, None, {"destination_org_id": self.destination, "project_ids": batch}, label,
+                             no_content=True)
+        except TaskFailure as failure:
+            status = getattr(failure.cause, "status", None)
+            if status in (401, 403):
+                raise self.task.failure("%s; %s" % (failure.msg, BULK_KEY), failure.cause)
+            if status != CONFLICT or not again:
+                raise
+            self._after_conflict(batch, failure)
+            return
+        self._moved(batch)
+
+    def _after_conflict(self, batch, failure):
+        """A request refused because a project is in the destination already: another run moved it meanwhile. What is
+        still in the source is sent once more; the rest is reported as another run's."""
+        where = self.unless_refused(self._read_organizations, batch)
+        left, there = transfer_plan(dict((project_id, where[project_id]) for project_id in batch), self.destination)
+        if len(there) == 0:
+            raise failure
+        self.task.kept["already_in_destination"].extend(there)
+        self.task.warnings.append("project(s) %s were moved to organization %s by another run at the same time (this "
+                                  "run's request was refused: %s)" % (", ".join(there), self.destination,
+                                                                      failure.cause.describe()))
+        left = [project_id for project_id in left if where[project_id] == self.source]
+        if left:
+            self._move_batch(left, again=False)
+
+    def _move_by_request(self, project_id):
+        made_path = project_path(project_id, "transfer_requests")
+        try:
+            data = self.task.change("POST", made_path, None, {}, "Creating a transfer request for project %s" % project_id)
+        except TaskFailure as failure:
+            if getattr(failure.cause, "status", None) in (401, 403):
+                raise self.task.failure("%s; %s" % (failure.msg, REQUEST_KEYS), failure.cause)
+            raise
+        try:
+            request = answers.Checker("POST", made_path).fields(data, "the answer", **REQUEST_FIELDS)
+        except UnexpectedAnswer as error:
+            raise self.task.failure("the transfer request's answer cannot be used: %s" % error.describe(), error)
+        path = project_path(project_id, "transfer_requests", request["id"])
+        try:
+            self.destination_client.request("PUT", path, body={"org_id": self.destination})
+        except NeonAPIError as error:
+            if error.status == CONFLICT:
+                seen = self._get(self.destination_client, project_id)
+                if seen is not None and seen.get("org_id") == self.destination:
+                    self.task.kept["already_in_destination"].append(project_id)
+                    self.task.warnings.append("project %s was moved to organization %s by another run at the same "
+                                              "time (accepting this run's request was refused: %s)" % (
+                                                  project_id, self.destination, error.describe()))
+                    return
+            hint = "; %s" % REQUEST_KEYS if error.status in (401, 403) else ""
+            raise self.task.failure("Accepting the transfer request %s of project %s with destination_api_key failed: "
+                                    "%s%s (the request expires unaccepted)" % (request["id"], project_id,
+                                                                               error.describe(), hint), error)
+        self._moved([project_id], " by a transfer request")

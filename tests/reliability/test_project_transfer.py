@@ -1,0 +1,187 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) neon.cloud contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""project_transfer against the simulator: projects moved between organizations (one key, up to 400 a request) and
+by a transfer request the destination's key accepts (issue 40).
+
+Each test runs the module in this process (rel.run_module), as a playbook task would, and checks what a user would
+notice: where the projects are afterwards, what the result and the diff say, which requests were sent (the
+simulator's request log); that a rerun, check mode and refused input send no change; overlapping runs are module
+processes held by a barrier until both have read.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import requests
+
+import neon_reliability as rel
+from neon_reliability import failed, last_seq, ok
+from test_provisioning_modules import RUN_TIMEOUT, changes_since, requests_since, run
+
+ORG = "org-calm-tree-21298941"  # the seeded organization: the simulator's key is its admin's
+TRANSFER = "/api/v2/organizations/%s/projects/transfer" % ORG
+
+
+def organization(sim, plan="scale", admins=("bootstrap",)):
+    return sim.create_organization(name=rel.unique_name("dest"), plan=plan, admins=list(admins))["id"]
+
+
+def org_projects(sim, count):
+    return [sim.create_project(name=rel.unique_name("move"), org_id=ORG)["id"] for _ in range(count)]
+
+
+def org_of(sim, project_id):
+    return rel.api(sim, "GET", "/projects/%s" % project_id)["project"].get("org_id")
+
+
+def transfer(sim, check_mode=False, diff=False, **args):
+    return run(sim, "project_transfer", check_mode=check_mode, diff=diff, **args)
+
+
+def posts(sim, seq):
+    return [path for method, path in changes_since(sim, seq) if method in ("POST", "PUT")]
+
+
+# ---------------------------------------------------------------------------------------------- between organizations
+
+
+def test_projects_move_and_a_rerun_reads_and_moves_nothing(sim):
+    dest = organization(sim)
+    ids = org_projects(sim, 3)
+    seq = last_seq(sim)
+    moved = ok(transfer(sim, diff=True, source_org_id=ORG, destination_org_id=dest, project_ids=ids))
+    assert moved["changed"] is True and moved["transferred"] == ids and moved["already_in_destination"] == []
+    assert moved["diff"] == {"before": {"projects": dict.fromkeys(ids, ORG)}, "after": {"projects": dict.fromkeys(ids, dest)}}
+    assert [org_of(sim, pid) for pid in ids] == [dest] * 3
+    assert posts(sim, seq) == [TRANSFER]  # one request for the three
+
+    seq = last_seq(sim)
+    again = ok(transfer(sim, source_org_id=ORG, destination_org_id=dest, project_ids=ids))
+    assert again["changed"] is False and again["transferred"] == [] and again["already_in_destination"] == ids
+    assert changes_since(sim, seq) == []
+
+
+def test_check_mode_names_what_would_move_and_sends_nothing(sim):
+    dest = organization(sim)
+    ids = org_projects(sim, 2)
+    ok(transfer(sim, source_org_id=ORG, destination_org_id=dest, project_ids=ids[:1]))
+    seq = last_seq(sim)
+    checked = ok(transfer(sim, check_mode=True, diff=True, source_org_id=ORG, destination_org_id=dest, project_ids=ids))
+    assert checked["changed"] is True and checked["transferred"] == ids[1:]
+    assert checked["already_in_destination"] == ids[:1]
+    assert checked["diff"]["before"]["projects"] == {ids[0]: dest, ids[1]: ORG}
+    assert changes_since(sim, seq) == [] and org_of(sim, ids[1]) == ORG
+
+
+def test_more_than_400_projects_go_as_requests_of_400(sim):
+    dest = organization(sim)
+    source = sim.create_organization(name=rel.unique_name("big"), admins=["bootstrap"], projects=401)
+    ids = [project["id"] for project in source["projects"]]
+    seq = last_seq(sim)
+    moved = ok(transfer(sim, source_org_id=source["id"], destination_org_id=dest, project_ids=ids))
+    assert moved["transferred"] == ids
+    sent = [entry for entry in sim.requests(since=seq) if entry["method"] == "POST"]
+    assert [entry["path"] for entry in sent] == ["/api/v2/organizations/%s/projects/transfer" % source["id"]] * 2
+    assert sum(1 for pid in ids if org_of(sim, pid) == dest) == 401
+
+
+def test_a_refusal_of_the_service_is_explained_and_moves_nothing(sim):
+    lower = organization(sim, plan="launch")
+    ids = org_projects(sim, 1)
+    result = failed(transfer(sim, source_org_id=ORG, destination_org_id=lower, project_ids=ids))
+    assert "HTTP 406" in result["msg"] and "Nothing was changed" in result["msg"]
+    assert org_of(sim, ids[0]) == ORG
+    org_key = sim.create_key("organization", org_id=ORG, name=rel.unique_name("org"))["key"]
+    seq = last_seq(sim)
+    refused = failed(transfer(sim, api_key=org_key, source_org_id=ORG, destination_org_id=organization(sim),
+                              project_ids=ids))
+    assert "personal API key of a user who is an admin of the source organization" in refused["msg"]
+    assert changes_since(sim, seq) == []
+
+
+def test_bad_input_fails_before_any_request(sim):
+    seq = last_seq(sim)
+    cases = [
+        (dict(source_org_id=ORG, destination_org_id=ORG, project_ids=["a-b-1"]), "are the same organization"),
+        (dict(destination_org_id="org-x-1", project_ids=["a-b-1"]), "source_org_id is required"),
+        (dict(source_org_id=ORG, destination_org_id="org-x-1", project_ids=["Not An Id"]), "project_ids[0] is not"),
+        (dict(source_org_id=ORG, destination_org_id="org-x-1", project_ids=[]), "at least one project"),
+        (dict(source_org_id=ORG, destination_org_id="org-x-1", destination_api_key="k", project_ids=["a-b-1"]),
+         "leave one out"),
+    ]
+    for args, words in cases:
+        assert words in failed(transfer(sim, **args))["msg"]
+    assert sim.requests(since=seq) == []
+
+
+def test_a_project_in_neither_organization_is_named_and_nothing_moves(sim):
+    dest = organization(sim)
+    ids = org_projects(sim, 1)
+    seq = last_seq(sim)
+    result = failed(transfer(sim, source_org_id=ORG, destination_org_id=dest, project_ids=ids + ["shiny-river-12345678"]))
+    assert "project shiny-river-12345678 is in neither organization" in result["msg"]
+    assert changes_since(sim, seq) == [] and org_of(sim, ids[0]) == ORG
+
+
+def test_two_runs_at_once_move_each_project_once(sim, collection_parent, tmp_path):
+    dest = organization(sim)
+    ids = org_projects(sim, 2)
+    sim.add_barrier(method="GET", path="/api/v2/projects", parties=2)  # both runs' first listings
+    args = rel.connection_args(sim, source_org_id=ORG, destination_org_id=dest, project_ids=ids)
+    seq = last_seq(sim)
+    results = rel.module_process_results(
+        rel.start_module_processes(collection_parent, tmp_path, "project_transfer", [args, args]), RUN_TIMEOUT)
+    assert all(not result.get("failed") for result in results), results
+    assert sorted(len(result["transferred"]) for result in results) == [0, 2]
+    other = next(result for result in results if not result["transferred"])
+    assert sorted(other["already_in_destination"]) == sorted(ids) and "another run" in json.dumps(other["warnings"])
+    assert [org_of(sim, pid) for pid in ids] == [dest] * 2
+    assert len([path for path in posts(sim, seq) if path == TRANSFER]) == 2  # the second refused, read again: done
+
+
+# ---------------------------------------------------------------------------------------------- by a transfer request
+
+
+def test_a_personal_project_moves_by_a_request_the_destinations_key_accepts(sim):
+    dest = organization(sim)
+    dest_key = sim.create_key("organization", org_id=dest, name=rel.unique_name("dest"))["key"]
+    pid = rel.api(sim, "POST", "/projects", json={"project": {"name": rel.unique_name("personal")}})["project"]["id"]
+    sim.advance_clock(30)
+    seq = last_seq(sim)
+    checked = ok(transfer(sim, check_mode=True, diff=True, destination_org_id=dest, destination_api_key=dest_key,
+                          project_ids=[pid]))
+    assert checked["transferred"] == [pid] and checked["diff"]["before"] == {"projects": {pid: None}}
+    assert changes_since(sim, seq) == []
+
+    moved = ok(transfer(sim, destination_org_id=dest, destination_api_key=dest_key, project_ids=[pid]))
+    assert moved["changed"] is True and moved["transferred"] == [pid]
+    assert dest_key not in json.dumps(moved)
+    assert [method for method, _path in changes_since(sim, seq)] == ["POST", "PUT"]
+    status, body = as_key(sim, dest_key, "/projects/%s" % pid)
+    assert status == 200 and body["project"]["org_id"] == dest  # the destination's key reaches it now
+
+    seq = last_seq(sim)
+    again = ok(transfer(sim, destination_org_id=dest, destination_api_key=dest_key, project_ids=[pid]))
+    assert again["changed"] is False and again["already_in_destination"] == [pid]
+    assert changes_since(sim, seq) == []
+
+
+def test_a_destination_key_that_may_not_accept_is_explained_and_the_project_stays(sim):
+    dest = organization(sim)
+    stranger = sim.create_user(name=rel.unique_name("Stranger"), email="%s@example.com" % rel.unique_name("s"))
+    stranger_key = sim.create_key("personal", user_id=stranger["id"], name=rel.unique_name("s"))["key"]
+    pid = org_projects(sim, 1)[0]
+    result = failed(transfer(sim, destination_org_id=dest, destination_api_key=stranger_key, project_ids=[pid]))
+    assert "Accepting the transfer request" in result["msg"] and "HTTP 403" in result["msg"]
+    assert "destination_api_key, a key of the destination organization" in result["msg"]
+    assert stranger_key not in json.dumps(result)
+    assert org_of(sim, pid) == ORG
+
+
+def as_key(sim, key, path):
+    response = requests.get(sim.url + path, headers={"Authorization": "Bearer " + key}, timeout=10)
+    return response.status_code, response.json()
