@@ -67,6 +67,8 @@ notes:
     outside it.
 seealso:
   - module: neon.cloud.organization_member
+  - module: neon.cloud.project_member
+    description: A member of the project's organization given a role (viewer, editor, admin) on this one project.
   - module: neon.cloud.projects_info
   - ref: ansible_collections.neon.cloud.docsite.api_behaviour
     description: How the service answers grants, and what this module does about a grant made twice.

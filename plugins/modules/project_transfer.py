@@ -82,7 +82,7 @@ EXAMPLES = r"""
     destination_org_id: org-quiet-lake-40817265
     project_ids:
       - bold-glade-61830452
-      - misty-pond-12345678
+      - quiet-brook-72914063
 
 - name: Hand a personal project over to the organization, which accepts it with its own key
   neon.cloud.project_transfer:
@@ -103,7 +103,7 @@ already_in_destination:
   returned: always
   type: list
   elements: str
-  sample: [misty-pond-12345678]
+  sample: [quiet-brook-72914063]
 destination_org_id:
   description: The destination organization.
   returned: always

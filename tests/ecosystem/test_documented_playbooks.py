@@ -1109,6 +1109,41 @@ def check_recovered(scene):
     assert scene.api("/projects?recoverable=true")["projects"] == []
 
 
+NEW_ORG = "org-quiet-lake-40817265"  # the organization moving-projects.rst and project_transfer's EXAMPLES move into
+CALM_TREE_PROJECTS = ("bold-glade-61830452", "quiet-brook-72914063", "young-forest-83025174")
+
+
+def new_organization(scene):
+    """The destination of moving-projects.rst: a new organization the simulator's user is an admin of."""
+    if "new_org" not in scene.values:
+        scene.values["new_org"] = scene.sim.create_organization(id=NEW_ORG, name="Quiet Lake", admins=["bootstrap"])["id"]
+    return scene.values["new_org"]
+
+
+def new_organization_key(scene):
+    """An organization key of the destination, the vaulted key that accepts the transfer request."""
+    created = scene.sim.create_key("organization", org_id=new_organization(scene), name="destination")
+    return scene.secret(created["key"])
+
+
+def check_moved(scene):
+    """The old organization's projects and the demo project are in the new organization, and nothing is left."""
+    for project_id in CALM_TREE_PROJECTS + (DEMO_PROJECT,):
+        assert scene.api("/projects/%s" % project_id)["project"]["org_id"] == NEW_ORG, project_id
+    assert scene.api("/projects?org_id=%s" % scene.sim.org_id)["projects"] == []
+    moves = [entry for entry in scene.sim.requests() if entry["method"] in ("POST", "PUT") and "transfer" in entry["path"]]
+    assert len(moves) == 3, moves  # one bulk request, a request and its acceptance: the EXAMPLES' reruns move nothing
+
+
+def check_project_member_examples(scene):
+    """Riley's role on the checkout project comes from the organization again (the EXAMPLES set it, then removed it)."""
+    members = scene.api("/projects/bold-glade-61830452/members")["project_members"]
+    riley = next(member for member in members if member["email"] == "riley@example.com")
+    assert riley["explicit_project_permission"] is None and riley["project_role"] == "editor", riley
+    roles = [entry["method"] for entry in scene.sim.requests() if entry["path"].endswith("/role")]
+    assert roles == ["PUT", "DELETE"], roles
+
+
 # ---------------------------------------------------------------------------------------------- the tables
 
 WRITES_ETC = "it writes a secret below /etc on the controller; in check mode the key is not created, so nothing is written"
@@ -1131,6 +1166,8 @@ GOVERNANCE_RUN = ("EXAMPLES of consumption_info, organization_member, organizati
 SNAPSHOTS_RUN = "EXAMPLES of snapshot, snapshot_info, snapshot_restore, snapshot_schedule"
 # The runbooks of what was deleted, then the recover modules' EXAMPLES (which find it recovered: a rerun).
 RECOVER_RUN = "recovery: deleted"
+# The page on moving projects, then project_transfer's EXAMPLES (which find the projects moved: a rerun).
+MOVING_RUN = "moving projects"
 
 BLOCKS = {
     # application-database.rst: one story, in one run
@@ -1198,6 +1235,15 @@ BLOCKS = {
     "recovery-runbooks.rst: Make the release branch the project's default": Run(),
     "recovery-runbooks.rst: I deleted the wrong branch - bring it back": Run(group=RECOVER_RUN),
     "recovery-runbooks.rst: I deleted the wrong project - bring it back": Run(group=RECOVER_RUN),
+    # moving-projects.rst, then project_transfer's EXAMPLES
+    "moving-projects.rst: Move every project of the old organization into the new one": Run(group=MOVING_RUN),
+    "moving-projects.rst: Hand the demo project to the team's organization": Run(
+        group=MOVING_RUN, secret_vars={"vault_destination_org_key": new_organization_key},
+        why="the vaulted key it names: an organization key of the destination"),
+    "project_transfer.py EXAMPLES": Run(
+        group=MOVING_RUN, secret_vars={"vault_destination_org_key": new_organization_key},
+        why="the vaulted key it names: an organization key of the destination"),
+    "project_member.py EXAMPLES": Run(),
     # execution-environments.rst
     "execution-environments.rst: version: 3": Checked(
         check_execution_environment_meta, "the collection's meta/execution-environment.yml"),
@@ -1331,6 +1377,8 @@ GROUPS = {
     "fault injection": Group(own_test="test_the_fault_injection_example_runs_twice_against_one_simulator"),
     "recovery-runbooks.rst": Group(check=check_recovery_page),
     RECOVER_RUN: Group(setup=deleted_by_mistake, check=check_recovered),
+    MOVING_RUN: Group(setup=new_organization, check=check_moved),
+    "project_member.py EXAMPLES": Group(check=check_project_member_examples),
     "branch.py EXAMPLES": Group(check=check_branch_examples),
     "branch_anonymized.py EXAMPLES": Group(setup=customers_on_demo_main, check=check_anonymized_examples),
     "anonymized pull request": Group(setup=shop_with_customers, check=check_anonymized_preview),

@@ -70,7 +70,8 @@ MANAGES = {
                 "branch_schema_info": "schema", "branch_recover": "recovering", "project_recover": "recovering",
                 "neon_auth": "Neon Auth", "neon_auth_info": "Neon Auth", "neon_auth_oauth_provider": "Neon Auth",
                 "neon_auth_user": "Neon Auth", "data_api": "Data API", "jwks": "JWKS",
-                "branch_anonymized": "anonymized branches"},
+                "branch_anonymized": "anonymized branches",
+                "project_transfer": "moving projects", "project_member": "project roles"},
     "inventory": {"projects": "inventory"},
 }
 

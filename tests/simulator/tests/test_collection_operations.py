@@ -126,6 +126,11 @@ SENT = [
     ("GET", "/projects/{project_id}/branches/{branch_id}/anonymized_status"),
     # _resources/recoveries.py
     ("POST", "/projects/{project_id}/recover"), ("POST", "/projects/{project_id}/branches/{branch_id}/recover"),
+    # _resources/transfers.py, project_members.py
+    ("POST", "/organizations/{source_org_id}/projects/transfer"),
+    ("POST", "/projects/{project_id}/transfer_requests"), ("PUT", "/projects/{project_id}/transfer_requests/{request_id}"),
+    ("GET", "/projects/{project_id}/members"), ("PUT", "/projects/{project_id}/members/{member_id}/role"),
+    ("DELETE", "/projects/{project_id}/members/{member_id}/role"),
 ]
 
 # Where the collection passes no_content=True, and the file of plugins/module_utils/_resources/ that does: the VPC
@@ -145,13 +150,18 @@ NO_CONTENT_SENT_BY = {
     ("DELETE", A + "/oauth_providers/{oauth_provider_id}"): "neon_auth_oauth.py",
     ("PATCH", DATA_API): "data_api.py",
     ("DELETE", DATA_API): "data_api.py",
+    ("POST", "/organizations/{source_org_id}/projects/transfer"): "transfers.py",
 }
 NO_CONTENT = set(NO_CONTENT_SENT_BY)
 MODULE_UTILS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "plugins", "module_utils")
 
 # Sent, but not in the 2025-10 document the simulator is judged by (the 2026-06 document has them).
 NEWER_THAN_THE_DOCUMENT = {("GET", "/projects/{project_id}/branches/{branch_id}/backup_schedule"),
-                           ("PUT", "/projects/{project_id}/branches/{branch_id}/backup_schedule")}
+                           ("PUT", "/projects/{project_id}/branches/{branch_id}/backup_schedule"),
+                           # August 2026: project members' roles (tests/test_project_roles.py checks their shapes)
+                           ("GET", "/projects/{project_id}/members"),
+                           ("PUT", "/projects/{project_id}/members/{member_id}/role"),
+                           ("DELETE", "/projects/{project_id}/members/{member_id}/role")}
 
 EMPTY_RESPONSE = "#/components/schemas/EmptyResponse"
 API_KEY = "sim-selftest-key-operations"  # the module's simulator (conftest.py), whose routes are looked at
