@@ -19,7 +19,7 @@ description:
     organization role, and M(neon.cloud.project_permission) to share a project by email with someone outside the
     organization, or a personal project (it has no project roles).
   - The member is named by O(email) or O(member_id) (the id of their membership, as
-    M(neon.cloud.organization_member_info) shows it). An organization admin is always the admin of every project:
+    M(neon.cloud.organization_member_info) shows it). An organization admin is always the admin of every project;
     a role given to one is kept but changes nothing until they are no admin.
   - Idempotent. An unchanged task costs the reading of the project's members (one request for up to 500). The
     result returns them all (RV(project_members)), so a task with O(state=present) and the role a member already has

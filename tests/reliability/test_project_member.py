@@ -101,7 +101,10 @@ def test_403_and_404_are_explained_and_change_nothing(sim):
     assert "is not an organization's" in personal["msg"] and "neon.cloud.project_permission" in personal["msg"]
     nobody = failed(member(sim, email="nobody-%s@example.com" % rel.unique_name(), role="viewer"))
     assert "is not among the members" in nobody["msg"] and "neon.cloud.organization_member" in nobody["msg"]
-    assert changes_since(sim, seq) == []
+    # the one change sent is the refused one
+    assert [(entry["method"], entry["status"]) for entry in sim.requests(since=seq) if entry["method"] != "GET"] == \
+        [("PUT", 403)]
+    assert listed(sim, other["email"])["explicit_project_permission"] is None
 
 
 def test_bad_input_fails_before_any_request(sim):
