@@ -93,7 +93,7 @@ def test_ones_own_access_is_lowered_only_when_confirmed(sim):
 
 def test_403_and_404_are_explained_and_change_nothing(sim):
     _viewer, viewer_key = person(sim, "viewer")
-    other, _ = person(sim, "member")
+    other, _other_key = person(sim, "member")
     seq = last_seq(sim)
     forbidden = failed(member(sim, api_key=viewer_key, email=other["email"], role="admin"))
     assert "HTTP 403" in forbidden["msg"] and "the project's admin role" in forbidden["msg"]

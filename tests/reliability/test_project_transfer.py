@@ -20,7 +20,7 @@ import requests
 
 import neon_reliability as rel
 from neon_reliability import failed, last_seq, ok
-from test_provisioning_modules import RUN_TIMEOUT, changes_since, requests_since, run
+from test_provisioning_modules import RUN_TIMEOUT, changes_since, run
 
 ORG = "org-calm-tree-21298941"  # the seeded organization: the simulator's key is its admin's
 TRANSFER = "/api/v2/organizations/%s/projects/transfer" % ORG
@@ -31,7 +31,7 @@ def organization(sim, plan="scale", admins=("bootstrap",)):
 
 
 def org_projects(sim, count):
-    return [sim.create_project(name=rel.unique_name("move"), org_id=ORG)["id"] for _ in range(count)]
+    return [sim.create_project(name=rel.unique_name("move"), org_id=ORG)["id"] for _number in range(count)]
 
 
 def org_of(sim, project_id):

@@ -26,13 +26,13 @@ class ProjectRolesRoutes:
     """The handlers, mixed into SimulatorApp: each answers (status, payload)."""
 
     def _api_list_project_members(self, request, key, project_id):
-        return 200, self.state.project_roles.api_list_members(key, project_id, request.args.get("limit"),
-                                                             request.args.get("cursor"))
+        args = request.args
+        return 200, self.state.project_roles.api_list_members(key, project_id, args.get("limit"), args.get("cursor"))
 
     def _api_set_project_member_role(self, request, key, project_id, member_id):
-        return 200, self.state.project_roles.api_set_role(key, project_id, member_id, json_body(request),
-                                                         request.args.get("confirm_self_demotion"))
+        confirm = request.args.get("confirm_self_demotion")
+        return 200, self.state.project_roles.api_set_role(key, project_id, member_id, json_body(request), confirm)
 
     def _api_remove_project_member_role(self, request, key, project_id, member_id):
-        return 200, self.state.project_roles.api_remove_role(key, project_id, member_id,
-                                                            request.args.get("confirm_self_lockout"))
+        confirm = request.args.get("confirm_self_lockout")
+        return 200, self.state.project_roles.api_remove_role(key, project_id, member_id, confirm)

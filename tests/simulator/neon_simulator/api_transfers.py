@@ -36,12 +36,12 @@ class TransfersRoutes:
     """The handlers, mixed into SimulatorApp: each answers (status, payload)."""
 
     def _api_transfer_projects(self, request, key, source_org_id):
-        return self.state.transfers.api_transfer_projects(key, _path_id("source_org_id", source_org_id),
-                                                         json_body(request))
+        source = _path_id("source_org_id", source_org_id)
+        return self.state.transfers.api_transfer_projects(key, source, json_body(request))
 
     def _api_create_transfer_request(self, request, key, project_id):
         return 201, self.state.transfers.api_create_request(key, project_id, json_body(request, required=False))
 
     def _api_accept_transfer_request(self, request, key, project_id, request_id):
-        return self.state.transfers.api_accept_request(key, project_id, _path_id("request_id", request_id),
-                                                      json_body(request, required=False))
+        request_id = _path_id("request_id", request_id)
+        return self.state.transfers.api_accept_request(key, project_id, request_id, json_body(request, required=False))

@@ -86,7 +86,7 @@ def test_a_role_is_set_replaced_and_removed_idempotently(sim):
 
 def test_who_may_read_and_change_roles(sim):
     _viewer, viewer_key = person(sim, "Vic", "viewer")
-    _colleague, _ = person(sim, "Cal", "collaborator")
+    person(sim, "Cal", "collaborator")
     seen = [m["email"] for m in members(sim, key=viewer_key)["project_members"]]
     assert "cal@example.com" not in seen and "vic@example.com" in seen  # the unassigned only for admins
     assert "cal@example.com" in [m["email"] for m in members(sim)["project_members"]]
