@@ -20,7 +20,7 @@ import requests
 
 import neon_reliability as rel
 from neon_reliability import failed, last_seq, ok
-from test_provisioning_modules import RUN_TIMEOUT, changes_since, run
+from test_provisioning_modules import RUN_TIMEOUT, changes_since, requests_since, run
 
 ORG = "org-calm-tree-21298941"  # the seeded organization: the simulator's key is its admin's
 TRANSFER = "/api/v2/organizations/%s/projects/transfer" % ORG
@@ -116,6 +116,18 @@ def test_bad_input_fails_before_any_request(sim):
     for args, words in cases:
         assert words in failed(transfer(sim, **args))["msg"]
     assert sim.requests(since=seq) == []
+
+
+def test_an_empty_id_is_a_project_an_earlier_task_makes_in_check_mode_and_refused_otherwise(sim):
+    dest = organization(sim)
+    ids = org_projects(sim, 1)
+    seq = last_seq(sim)
+    checked = ok(transfer(sim, check_mode=True, source_org_id=ORG, destination_org_id=dest, project_ids=ids + [""]))
+    assert checked["transferred"] == ids + [""] and "taken as made by an earlier task" in json.dumps(checked["warnings"])
+    refused = failed(transfer(sim, source_org_id=ORG, destination_org_id=dest, project_ids=ids + [""]))
+    assert "project_ids[1] is empty" in refused["msg"]
+    assert [method for method, _path in requests_since(sim, seq)] == ["GET", "GET"]  # check mode's two listings only
+    assert org_of(sim, ids[0]) == ORG
 
 
 def test_a_project_in_neither_organization_is_named_and_nothing_moves(sim):

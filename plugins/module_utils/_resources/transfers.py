@@ -25,6 +25,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
+from collections import OrderedDict
 
 from ansible_collections.neon.cloud.plugins.module_utils._account.projects import ProjectReader
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
@@ -32,7 +33,7 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_
 from ansible_collections.neon.cloud.plugins.module_utils._api.connection import make_client
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import no_such_project
-from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, OptionError, Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
 
 TRANSFER_MAX = 400  # project ids a request (TransferProjectsToOrganizationRequest, maxItems)
@@ -112,6 +113,10 @@ class ProjectTransfer(Writer):
     def __init__(self, task, params):
         super(ProjectTransfer, self).__init__(task)
         self.params = params
+        empty = [index for index, project_id in enumerate(params["project_ids"]) if not project_id]
+        if empty and not task.check_mode:
+            raise OptionError("project_ids[%d] is empty: give the id of a project (in check mode, an empty id is a "
+                              "project an earlier task of the play would make)" % empty[0])
         self.ids = unique(params["project_ids"])
         self.destination = params["destination_org_id"]
         self.source = params.get("source_org_id")
@@ -148,7 +153,7 @@ class ProjectTransfer(Writer):
         else:
             for project_id in asked:
                 where[project_id] = self._read_one(project_id)
-        return where
+        return OrderedDict((project_id, where[project_id]) for project_id in self.ids)  # in the order asked
 
     def _listed(self, org_id):
         try:
