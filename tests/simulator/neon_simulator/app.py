@@ -15,6 +15,7 @@ from werkzeug.wrappers import Request, Response
 
 from .api_advisors import AdvisorsRoutes, advisors_rules
 from .api_anonymized import AnonymizedRoutes, anonymized_rules
+from .api_billing import BillingRoutes, billing_rules
 from .api_catalog import CatalogRoutes, catalog_rules
 from .api_computes import ComputesRoutes, computes_rules
 from .api_consumption import ConsumptionRoutes, consumption_rules
@@ -80,7 +81,8 @@ class DropConnection(ConnectionError):
 class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, ProjectsRoutes, OperationsRoutes, ProvisioningRoutes,
                    ComputesRoutes, CatalogRoutes, SharingRoutes, NetworkingRoutes, ConsumptionRoutes, RecoveryRoutes,
                    SnapshotsRoutes, PlatformInfoRoutes, NeonAuthRoutes, DataApiRoutes,
-                   RecoverableRoutes, AdvisorsRoutes, AnonymizedRoutes, TransfersRoutes, ProjectRolesRoutes):
+                   RecoverableRoutes, AdvisorsRoutes, AnonymizedRoutes, TransfersRoutes, ProjectRolesRoutes,
+                   BillingRoutes):
     """WSGI callable. ``sleep(seconds)`` is interruptible when the server stops.
 
     ``rate_limiter`` limits every route (off by default); ``org_key_limiter`` limits the creation
@@ -103,7 +105,8 @@ class SimulatorApp(ControlRoutes, SceneRoutes, KeysRoutes, OrganizationsRoutes, 
                            + provisioning_rules() + computes_rules() + catalog_rules() + sharing_rules()
                            + networking_rules() + consumption_rules() + recovery_rules() + snapshots_rules()
                            + platform_rules() + neon_auth_rules() + data_api_rules()
-                           + recoverable_rules() + advisors_rules() + anonymized_rules() + transfers_rules() + project_roles_rules())
+                           + recoverable_rules() + advisors_rules() + anonymized_rules() + transfers_rules() + project_roles_rules()
+                           + billing_rules())
         self.control_map = control_map()
 
     # ------------------------------------------------------------------ entry point

@@ -15,6 +15,7 @@ from __future__ import annotations
 from . import seed
 from .advisors import Advisors
 from .anonymized import Anonymized
+from .billing import Billing
 from .catalog import Catalog
 from .computes import Computes
 from .consumption import Consumption
@@ -68,6 +69,7 @@ class State:
         self.anonymized = Anonymized(shared, self.provisioning)
         self.transfers = Transfers(shared)
         self.project_roles = ProjectRoles(shared, self.sharing)
+        self.billing = Billing(shared)
         self.reset()
 
     @property
@@ -101,7 +103,8 @@ class State:
             shared.load(seeded)
             for area in (self.provisioning, self.sharing, self.networking, self.consumption, self.recovery,
                          self.snapshots, self.neon_auth, self.data_api,
-                         self.recoverable, self.advisors, self.anonymized, self.transfers, self.project_roles):
+                         self.recoverable, self.advisors, self.anonymized, self.transfers, self.project_roles,
+                         self.billing):
                 area.reset()
             if shared.real is not None:  # every server and all data go: the seeded projects start empty again
                 shared.real.clear()

@@ -6,9 +6,10 @@
 
 One scenario (the ``answers`` fixture, once per module) drives the simulator through every operation it serves:
 projects, branches, computes, roles, databases, permissions, organizations and their keys, members and
-invitations, private networking, snapshots and restores, schema, consumption, regions, the current user. Every
-answer is recorded under the document operation its request names. Then, per operation of the document
-(``test_operation``, one case each, so a new one cannot escape):
+invitations, private networking, snapshots and restores, schema, consumption, regions, the current user, a
+project's advisor issues, an organization's spending limit. Every answer is recorded under the document operation
+its request names. Then, per operation of the document (``test_operation``, one case each, so a new one cannot
+escape):
 
 - every answer of the scenario has a status the operation documents (a success status explicitly; an error
   status explicitly or through ``default``) and a body valid against that response's schema (``$ref``s
@@ -611,6 +612,19 @@ def _advisors(api, pid):
     requests.post(api.sim.control_url + "/projects/%s/advisors" % pid, json={"issues": issues}, timeout=10)
     api.call("GET", "/projects/%s/advisors" % pid)
     api.call("GET", "/projects/%s/advisors" % pid, params={"min_severity": "WARN", "category": "PERFORMANCE"})
+    api.call("GET", "/projects/%s/advisors" % pid, params={"min_severity": "ERROR", "category": "SECURITY",
+                                                           "database_name": "neondb"})
+
+
+def _spending_limit(api):
+    """The organization's spending limit (billing.py): none, set, read, removed, removed again (idempotent)."""
+    path = "/organizations/%s/billing/spending_limit" % ORG
+    api.call("GET", path)
+    api.call("PUT", path, json={"spending_limit_cents": 150000})
+    api.call("GET", path)
+    api.call("PUT", path, expect=400, json={"spending_limit_cents": 0})
+    api.call("DELETE", path)
+    api.call("DELETE", path)
 
 
 def _anonymized(api, pid, main):
@@ -741,6 +755,7 @@ def answers_fixture(server):
     _advisors(api, pid)
     _anonymized(api, pid, main)
     _transfers(api)
+    _spending_limit(api)
     ids = {"project_id": pid, "branch_id": main, "database_name": "neondb", "role_name": "neondb_owner",
            "org_id": ORG, "source_org_id": ORG, "region_id": REGION}
     probes = {op.operation_id: _probe(api, op, ids) for op in DOCUMENT.operations()
