@@ -71,7 +71,8 @@ MANAGES = {
                 "neon_auth": "Neon Auth", "neon_auth_info": "Neon Auth", "neon_auth_oauth_provider": "Neon Auth",
                 "neon_auth_user": "Neon Auth", "data_api": "Data API", "jwks": "JWKS",
                 "branch_anonymized": "anonymized branches",
-                "project_transfer": "moving projects", "project_member": "project roles"},
+                "project_transfer": "moving projects", "project_member": "project roles",
+                "organization_spending_limit": "spending limits", "advisor_info": "advisor issues"},
     "inventory": {"projects": "inventory"},
 }
 

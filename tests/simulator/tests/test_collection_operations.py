@@ -131,11 +131,15 @@ SENT = [
     ("POST", "/projects/{project_id}/transfer_requests"), ("PUT", "/projects/{project_id}/transfer_requests/{request_id}"),
     ("GET", "/projects/{project_id}/members"), ("PUT", "/projects/{project_id}/members/{member_id}/role"),
     ("DELETE", "/projects/{project_id}/members/{member_id}/role"),
+    # _resources/spending_limits.py, advisors.py
+    ("GET", "/organizations/{org_id}/billing/spending_limit"), ("PUT", "/organizations/{org_id}/billing/spending_limit"),
+    ("DELETE", "/organizations/{org_id}/billing/spending_limit"),
+    ("GET", "/projects/{project_id}/advisors"),
 ]
 
 # Where the collection passes no_content=True, and the file of plugins/module_utils/_resources/ that does: the VPC
-# endpoint assignments (no content in the document), a backup schedule's PUT and a member's removal (the document's
-# EmptyResponse; the API reference says the PUT's answer is empty), and Neon Auth's and the Data API's answers the
+# endpoint assignments (no content in the document), a backup schedule's PUT, a member's and a spending limit's removal
+# (the document's EmptyResponse; the API reference says the PUT's answer is empty), and Neon Auth's and the Data API's answers the
 # June 2026 document gives no content.
 NO_CONTENT_SENT_BY = {
     ("POST", "/organizations/{org_id}/vpc/region/{region_id}/vpc_endpoints/{vpc_endpoint_id}"): "vpc_endpoints.py",
@@ -151,6 +155,7 @@ NO_CONTENT_SENT_BY = {
     ("PATCH", DATA_API): "data_api.py",
     ("DELETE", DATA_API): "data_api.py",
     ("POST", "/organizations/{source_org_id}/projects/transfer"): "transfers.py",
+    ("DELETE", "/organizations/{org_id}/billing/spending_limit"): "spending_limits.py",
 }
 NO_CONTENT = set(NO_CONTENT_SENT_BY)
 MODULE_UTILS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "plugins", "module_utils")
