@@ -931,9 +931,44 @@ def share_with_riley(scene):
         answer.raise_for_status()
 
 
+# The advisor's issues of one project of the organization (set through the simulator's control API): the baseline's
+# report lists its one SECURITY issue of severity ERROR under that project, and neither the others nor other projects.
+ADVISOR_ISSUES = [
+    {"name": "rls_disabled_in_public", "level": "ERROR", "detail": "Table `public.orders` is public, but RLS has not "
+     "been enabled."},
+    {"name": "security_definer_view", "level": "WARN", "detail": "View `public.totals` is SECURITY DEFINER."},
+    {"name": "unindexed_foreign_keys", "level": "ERROR", "categories": ["PERFORMANCE"],
+     "detail": "Foreign key `orders_user_id_fkey` has no index."},
+]
+
+
+def baseline_scene(scene):
+    """A project shared as share_with_riley says, and advisor issues on it."""
+    import requests
+
+    share_with_riley(scene)
+    answer = requests.post("%s/projects/%s/advisors" % (scene.sim.control_url, ORG_PROJECT),
+                           json={"issues": ADVISOR_ISSUES}, timeout=10)
+    answer.raise_for_status()
+
+
+def check_drift_report(scene, stdout):
+    """The report shows the spending limit's drift (the organization has none) and lists, under the project that has
+    one, its ERROR security issue with its fix, and no other issue of any project."""
+    assert '-    "spending_limit_cents": null,' in stdout and '+    "spending_limit_cents": 150000,' in stdout, stdout
+    assert '+    "spending_limit_dollars": "1500.00"' in stdout, stdout
+    listed = re.findall(r"^ok: \[([^\]]+)\] => \(item=([a-z_]+)\)", stdout, re.M)
+    assert listed == [(ORG_PROJECT, "rls_disabled_in_public")], scene.mask(stdout[-6000:])
+    assert "ERROR RLS Disabled in Public: Table `public.orders` is public, but RLS has not been enabled. (fix: " \
+           "https://neon.com/docs/data-api/database-advisor)" in stdout, scene.mask(stdout[-6000:])
+
+
 def check_baseline(scene):
-    """Every project of the organization holds the baseline's settings; riley left the organization and
-    no project is shared with riley (nor with alex, whom the baseline's exclusive list left out)."""
+    """Every project of the organization holds the baseline's settings and the organization its spending limit;
+    riley left the organization and no project is shared with riley (nor with alex, whom the baseline's exclusive
+    list left out)."""
+    limit = scene.api("/organizations/%s/billing/spending_limit" % scene.sim.org_id)
+    assert limit == {"spending_limit_cents": 150000}, limit
     for project_id in org_projects(scene):
         settings = scene.api("/projects/%s" % project_id)["project"]["settings"]
         assert sorted(settings["allowed_ips"]["ips"]) == ["198.51.100.7", "203.0.113.0/24"], (project_id, settings)
@@ -959,6 +994,14 @@ def check_baseline_job_templates(scene):
     report, schedule, fix = (call["args"] for call in calls)
     assert (report["job_type"], report["diff_mode"], fix["job_type"]) == ("check", True, "run")
     assert report["playbook"] == fix["playbook"] and schedule["unified_job_template"] == report["name"]
+
+
+def check_money_examples(scene):
+    """The limit was set once (1,500 US dollars, then found as asked in cents), then removed: none is left."""
+    limit = "/api/v2/organizations/%s/billing/spending_limit" % scene.sim.org_id
+    changes = [entry["method"] for entry in scene.sim.requests() if entry["path"] == limit and entry["method"] != "GET"]
+    assert changes == ["PUT", "DELETE"], changes
+    assert scene.api(limit[len("/api/v2"):]) == {"spending_limit_cents": None}
 
 
 GOOD_ORDERS = [{"id": 1, "total": 25}, {"id": 2, "total": 40}]
@@ -1164,6 +1207,8 @@ GOVERNANCE_RUN = ("EXAMPLES of consumption_info, organization_member, organizati
                   "project_vpc_endpoint, vpc_endpoint, vpc_endpoint_info")
 # The EXAMPLES of the snapshot modules: one story of the demo project's snapshots, then a schedule.
 SNAPSHOTS_RUN = "EXAMPLES of snapshot, snapshot_info, snapshot_restore, snapshot_schedule"
+# The EXAMPLES of an organization's spending limit and a project's advisor issues: set, as set, removed; read.
+MONEY_RUN = "EXAMPLES of advisor_info, organization_spending_limit"
 # The runbooks of what was deleted, then the recover modules' EXAMPLES (which find it recovered: a rerun).
 RECOVER_RUN = "recovery: deleted"
 # The page on moving projects, then project_transfer's EXAMPLES (which find the projects moved: a rerun).
@@ -1340,6 +1385,8 @@ BLOCKS = {
     "snapshot_info.py EXAMPLES": Run(group=SNAPSHOTS_RUN),
     "snapshot_restore.py EXAMPLES": Run(group=SNAPSHOTS_RUN),
     "snapshot_schedule.py EXAMPLES": Run(group=SNAPSHOTS_RUN),
+    "organization_spending_limit.py EXAMPLES": Run(group=MONEY_RUN),
+    "advisor_info.py EXAMPLES": Run(group=MONEY_RUN),
     "connection_info.py EXAMPLES": Run(files={"migrate": migrate_stub},
                                        why="the application's migration command, a stand-in"),
     "database.py EXAMPLES": Run(),
@@ -1368,7 +1415,7 @@ GROUPS = {
     "inventory play": Group(inventory="inventory.rst: # all.neon.yml", limit="%s:%s" % (DEMO_PROJECT, ORG_PROJECT),
                             why="two of the inventory's 41 hosts: each host costs a module run, and two show the play"),
     "key-rotation.rst": Group(setup=stale_and_fresh_keys, check=check_key_rotation),
-    "baseline": Group(setup=share_with_riley, inventory=BASELINE_INVENTORY, check=check_baseline),
+    "baseline": Group(setup=baseline_scene, inventory=BASELINE_INVENTORY, check=check_baseline),
     "project-baseline.rst": Group(check=check_baseline_job_templates),
     "recovery: restore": Group(setup=orders_then_a_bad_change, check=check_point_in_time_restore),
     "recovery: rollback": Group(setup=orders_and_a_failing_migration, check=check_rollback, postgres=True,
@@ -1388,6 +1435,7 @@ GROUPS = {
     "database.py EXAMPLES": Group(check=check_database_examples),
     "endpoint.py EXAMPLES": Group(check=check_endpoint_examples),
     "role.py EXAMPLES": Group(check=check_role_examples),
+    MONEY_RUN: Group(check=check_money_examples),
 }
 
 ALL_BLOCKS = all_blocks()
@@ -1721,12 +1769,13 @@ class DryRun:
     """A group of blocks that set up a new environment, run first with ``--check`` on a fresh simulator, as users
     do (troubleshooting.rst, "A dry run (--check) of a new environment"). ``extra_vars``: what the pipeline
     passes; ``changed``: tasks (by name) it must report as changes; ``assumed``: words of what a warning must say
-    check mode took as made by an earlier task."""
+    check mode took as made by an earlier task; ``shown``: a check of what the run's output shows."""
 
-    def __init__(self, changed, assumed, extra_vars=None):
+    def __init__(self, changed, assumed, extra_vars=None, shown=None):
         self.changed = changed
         self.assumed = assumed
         self.extra_vars = extra_vars
+        self.shown = shown  # shown(scene, stdout): what the report must show
 
 
 DRY_RUNS = {
@@ -1742,8 +1791,9 @@ DRY_RUNS = {
                  "Create or reuse the branch of the pull request, from main, with a compute"],
         assumed=["The task's project (project_id is empty"]),
     # the organization's projects, none of them held to the baseline yet
-    "baseline": DryRun(changed=["Settings - who may connect, when maintenance happens, what a project may spend"],
-                       assumed=[]),
+    "baseline": DryRun(changed=["Settings - who may connect, when maintenance happens, what a project may spend",
+                                "Spending - the organization's monthly limit, alert-only (once for the organization)"],
+                       assumed=[], shown=check_drift_report),
 }
 
 
@@ -1782,6 +1832,8 @@ def test_a_dry_run_of_a_new_environment_predicts_and_sends_nothing(group, simula
     for words in dry_run.assumed:
         assert words in output and ASSUMED in output, scene.mask(output[-4000:])
     assert ASSUMED in output or not dry_run.assumed
+    if dry_run.shown is not None:
+        dry_run.shown(scene, proc.stdout)
 
 
 # The longest pause between two attempts of a request in the inventory file of the baseline test below: its
