@@ -18,6 +18,8 @@ description:
   - The service filters the issues by O(category) and O(min_severity); they are returned as it gives them.
   - The advisor needs read access to the project and the project's Data API enabled (the service's rule). The
     service calls the endpoint alpha.
+  - In check mode, an empty O(project_id) is a project an earlier task of the play would make (it has no id yet):
+    it has no issues, and a warning says so.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -116,12 +118,13 @@ from ansible_collections.neon.cloud.plugins.module_utils._resources.advisors imp
 
 
 def work(neon):
-    for name in ("project_id", "branch"):
-        neon.require_path_parameter(name)
+    neon.require_project_id()
+    neon.require_path_parameter("branch")
     params = neon.params
-    return dict(changed=False, issues=advisor_issues(neon.client, params["project_id"], params["branch"],
-                                                     params["database_name"], params["category"],
-                                                     params["min_severity"]))
+    warnings = []
+    issues = advisor_issues(neon.client, params["project_id"], params["branch"], params["database_name"],
+                            params["category"], params["min_severity"], neon.check_mode, warnings)
+    return dict(changed=False, issues=issues, warnings=warnings)
 
 
 def main():

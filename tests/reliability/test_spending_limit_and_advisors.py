@@ -240,3 +240,12 @@ def test_an_issue_of_a_level_not_known_yet_is_passed_on_and_a_broken_answer_fail
     sim.add_fault(method="GET", path=path, status=403, count=1)
     result = failed(advisors(sim, pid))
     assert "The advisor needs read access to the project and the project's Data API enabled" in result["msg"]
+
+
+def test_in_check_mode_a_project_an_earlier_task_would_make_has_no_issues_yet(sim):
+    seq = last_seq(sim)
+    result = ok(run(sim, "advisor_info", check_mode=True, project_id="", min_severity="ERROR"))
+    assert result["issues"] == [] and result["changed"] is False
+    assert "taken as made by an earlier task of the play" in " ".join(result["warnings"]), result
+    assert requests_since(sim, seq) == []
+    assert "project_id must not be empty" in failed(run(sim, "advisor_info", project_id=""))["msg"]

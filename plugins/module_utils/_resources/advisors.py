@@ -24,8 +24,8 @@ import re
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
-from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import locate_branch, no_such_project
-from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal
+from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import locate_branch, no_such_project, project_not_made
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal, assume
 
 CATEGORIES = ("SECURITY", "PERFORMANCE")
 SEVERITIES = ("INFO", "WARN", "ERROR")
@@ -38,8 +38,15 @@ NOT_FOUND = 404
 REFUSALS = (400, 403, 404, 409, 412, 422)
 
 
-def advisor_issues(client, project_id, branch=None, database_name=None, category=None, min_severity=None):
-    """The project's advisor issues as the service answers them, checked (a branch by name is looked up first)."""
+def advisor_issues(client, project_id, branch=None, database_name=None, category=None, min_severity=None,
+                   check_mode=False, warnings=None):
+    """The project's advisor issues as the service answers them, checked (a branch by name is looked up first). In
+    check mode, an empty ``project_id`` is a project an earlier task would make (refusal.Missing): it has none yet,
+    and a warning in ``warnings`` says so."""
+    missing = project_not_made(project_id) if check_mode else None
+    if missing is not None:
+        assume(missing, check_mode, warnings if warnings is not None else [])
+        return []
     branch_id = None
     if branch is not None:
         branch_id = branch if BRANCH_ID.match(branch) else locate_branch(client, project_id, branch)["id"]
