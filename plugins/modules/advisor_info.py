@@ -18,8 +18,8 @@ description:
   - The service filters the issues by O(category) and O(min_severity); they are returned as it gives them.
   - The advisor needs read access to the project and the project's Data API enabled (the service's rule). The
     service calls the endpoint alpha.
-  - In check mode, an empty O(project_id) is a project an earlier task of the play would make (it has no id yet):
-    it has no issues, and a warning says so.
+  - In check mode, an empty O(project_id) is a project an earlier task of the play would make (it has no id yet).
+    It has no issues, and a warning says so.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:

@@ -57,8 +57,8 @@ def test_a_limit_that_is_not_a_positive_integer_is_refused(sim):
 def test_a_plan_without_spending_limits_is_refused_and_launch_has_them(sim):
     free = sim.create_organization(name="Hobby", plan="free")["id"]
     for method, body in (("GET", None), ("PUT", {"spending_limit_cents": 100}), ("DELETE", None)):
-        refused(call(sim, method, free, json=body), 403, "Launch and Scale plans only (organization %s is on "
-                                                        "the free plan)" % free)
+        words = "Launch and Scale plans only (organization %s is on the free plan)" % free
+        refused(call(sim, method, free, json=body), 403, words)
     launch = sim.create_organization(name="Startup", plan="launch")["id"]
     assert call(sim, "PUT", launch, json={"spending_limit_cents": 2500}).json() == {"spending_limit_cents": 2500}
     assert call(sim, "GET", ORG).json() == {"spending_limit_cents": None}  # each organization its own
