@@ -125,3 +125,15 @@ def test_two_runs_at_once_both_succeed_and_the_role_is_set_once(sim, collection_
     assert all(not result.get("failed") for result in results), results
     assert all(result["member"]["project_role"] == "editor" for result in results)
     assert listed(sim, user["email"])["explicit_project_permission"] == "EDITOR"
+
+
+def test_a_refusal_ends_its_message_once(sim):
+    user, key = person(sim, "member")
+    ok(member(sim, email=user["email"], role="admin"))
+    lowered = failed(member(sim, api_key=key, email=user["email"], role="viewer"))  # its own role: 409
+    assert "confirm_self_change=true" in lowered["msg"]
+    _viewer, viewer_key = person(sim, "viewer")
+    other, _key = person(sim, "member")
+    refused = failed(member(sim, api_key=viewer_key, email=other["email"], role="admin"))  # 403
+    for msg in (lowered["msg"], refused["msg"]):
+        assert msg.count("Nothing was changed") == 1 and msg.endswith("Nothing was changed")

@@ -197,3 +197,118 @@ def test_a_destination_key_that_may_not_accept_is_explained_and_the_project_stay
 def as_key(sim, key, path):
     response = requests.get(sim.url + path, headers={"Authorization": "Bearer " + key}, timeout=10)
     return response.status_code, response.json()
+
+
+# ---------------------------------------------------------------------------------------------- review fixes
+
+
+def requests_of(sim, project_id):
+    """The simulator's transfer requests of ``project_id``: (id, its life in seconds)."""
+    return [(request_id, (request["expires_us"] - request["created_us"]) / 1e6)
+            for request_id, request in sim.state.transfers.requests.items() if request["project_id"] == project_id]
+
+
+def test_a_refused_accept_keeps_the_request_id_secret_and_says_a_short_lived_request_was_made(sim):
+    dest = organization(sim)
+    stranger = sim.create_user(name=rel.unique_name("Stranger"), email="%s@example.com" % rel.unique_name("s"))
+    stranger_key = sim.create_key("personal", user_id=stranger["id"], name=rel.unique_name("s"))["key"]
+    pid = org_projects(sim, 1)[0]
+    run_ = transfer(sim, destination_org_id=dest, destination_api_key=stranger_key, project_ids=[pid])
+    result = failed(run_)
+    [(request_id, life)] = requests_of(sim, pid)
+    assert request_id not in run_.text() and request_id[:8] not in run_.text()  # a claim link: never shown
+    assert life <= 600  # not the service's default 24 hours
+    assert result["changed"] is True and "Nothing was changed" not in result["msg"]
+    assert "made a transfer request for project %s, which expires unaccepted at 20" % pid in result["msg"]
+    assert "HTTP 403" in result["msg"] and "destination_api_key, a key of the destination organization" in result["msg"]
+    assert org_of(sim, pid) == ORG
+
+
+def test_a_lost_accept_answer_says_whether_the_project_moved_is_unknown_and_a_rerun_reads_it(sim):
+    dest = organization(sim)
+    dest_key = sim.create_key("organization", org_id=dest, name=rel.unique_name("dest"))["key"]
+    pid = org_projects(sim, 1)[0]
+    sim.add_fault(method="PUT", path="/api/v2/projects/%s/transfer_requests/*" % pid, status=502, apply=True)
+    run_ = transfer(sim, destination_org_id=dest, destination_api_key=dest_key, project_ids=[pid])
+    result = failed(run_)
+    [(request_id, _life)] = requests_of(sim, pid)
+    assert request_id not in run_.text() and request_id[:8] not in run_.text()
+    assert result["changed"] is True and "expires unaccepted" not in result["msg"]
+    assert "whether project %s moved to organization %s is unknown: run the task again" % (pid, dest) in result["msg"]
+    assert org_of(sim, pid) == dest  # it did move: the answer alone was lost
+    again = ok(transfer(sim, destination_org_id=dest, destination_api_key=dest_key, project_ids=[pid]))
+    assert again["changed"] is False and again["already_in_destination"] == [pid]
+
+
+def big_source(sim, count):
+    source = sim.create_organization(name=rel.unique_name("big"), admins=["bootstrap"], projects=count)
+    return source["id"], [project["id"] for project in source["projects"]]
+
+
+def after_first_request(monkeypatch, then):
+    """``then()`` once the module has moved its first request of 400 (in this process: no race)."""
+    from ansible_collections.neon.cloud.plugins.module_utils._resources import transfers
+
+    moved = transfers.ProjectTransfer._moved
+
+    def moved_then(writer, ids, how=""):
+        moved(writer, ids, how)
+        then()
+    monkeypatch.setattr(transfers.ProjectTransfer, "_moved", moved_then)
+
+
+def test_a_lost_answer_of_a_later_request_names_its_projects_as_unknown(sim, monkeypatch):
+    dest = organization(sim)
+    source, ids = big_source(sim, 401)
+    path = "/api/v2/organizations/%s/projects/transfer" % source
+    after_first_request(monkeypatch, lambda: sim.add_fault(method="POST", path=path, status=502, count=1))
+    result = failed(transfer(sim, source_org_id=source, destination_org_id=dest, project_ids=ids))
+    assert "whether request 2 of 2 moved its 1 project(s) (%s) is unknown: run the task again" % ids[400] in result["msg"]
+    assert "Changed by this task so far: moved 400 projects" in result["msg"]
+    assert result["changed"] is True and result["transferred"] == ids[:400]
+
+
+def test_a_refusal_after_a_conflict_does_not_say_nothing_moved_when_a_request_did(sim, monkeypatch):
+    dest = organization(sim)
+    source, ids = big_source(sim, 402)
+
+    def meanwhile():
+        sim.transfer_project(ids[400], dest)  # another run's move: the second request is refused (409)
+        sim.transfer_project(ids[401], organization(sim))  # and this one is in neither organization now
+    after_first_request(monkeypatch, meanwhile)
+    result = failed(transfer(sim, source_org_id=source, destination_org_id=dest, project_ids=ids))
+    assert "HTTP 409" in result["msg"] and "project %s is in neither organization" % ids[401] in result["msg"]
+    assert "nothing was moved" not in result["msg"].lower() and "Nothing was changed" not in result["msg"]
+    assert "Changed by this task so far: moved 400 projects" in result["msg"] and result["changed"] is True
+
+
+def test_a_refusal_ends_its_message_once(sim):
+    name = rel.unique_name("member")
+    user = sim.create_user(name=name, email="%s@example.com" % name)
+    sim.add_member(ORG, user["id"], "member")  # lists both organizations, but is no admin of the source
+    dest = organization(sim)
+    sim.add_member(dest, user["id"], "member")
+    key = sim.create_key("personal", user_id=user["id"], name=name)["key"]
+    refused = failed(transfer(sim, api_key=key, source_org_id=ORG, destination_org_id=dest,
+                              project_ids=org_projects(sim, 1)))
+    assert "HTTP 403" in refused["msg"] and "personal API key of a user who is an admin" in refused["msg"]
+    assert refused["msg"].count("Nothing was changed") == 1 and refused["msg"].endswith("Nothing was changed")
+
+
+def test_destination_api_key_is_checked_as_api_key_is_before_any_request(sim):
+    seq = last_seq(sim)
+    for key, words in (("   ", "destination_api_key is empty"), ("abc def-secret", "destination_api_key contains"),
+                       ("abc\x07secret", "destination_api_key contains"), (u"cl\u00e9-secret", "destination_api_key contains"),
+                       (u"key-\u043a\u043b\u044e\u0447", "destination_api_key contains")):
+        run_ = transfer(sim, destination_org_id="org-x-1", destination_api_key=key, project_ids=["a-b-1"])
+        assert words in failed(run_)["msg"] and "secret" not in run_.text() and "Traceback" not in run_.text()
+    assert sim.requests(since=seq) == []
+
+
+def test_a_refused_destination_key_is_explained_as_the_destination_key(sim):
+    pid = org_projects(sim, 1)[0]
+    seq = last_seq(sim)
+    result = failed(transfer(sim, destination_org_id=organization(sim), destination_api_key="not-a-key-of-anyone",
+                             project_ids=[pid]))
+    assert "HTTP 401" in result["msg"] and "did not accept destination_api_key itself" in result["msg"]
+    assert result["changed"] is False and changes_since(sim, seq) == [] and org_of(sim, pid) == ORG

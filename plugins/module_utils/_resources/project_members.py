@@ -25,7 +25,6 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.client import proj
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import (
     NeonAPIError,
     PaginationError,
-    TaskFailure,
     UnexpectedAnswer,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._resources.permissions import email_key
@@ -178,23 +177,24 @@ class ProjectMemberRole(Writer):
         if self.params.get("confirm_self_change"):
             path += "?" + query_string({confirm: "true"})
         who = plan.member.get("email") or plan.member["member_id"]
+        if plan.action == "set":
+            method, body, done = "PUT", {"role": self.params["role"]}, "the project role of %s was set to %s" % (
+                who, self.params["role"])
+            label = "Setting the project role of %s on project %s to %s" % (who, self.project_id, self.params["role"])
+        else:
+            method, body, done = "DELETE", None, "the explicit project role of %s was removed" % who
+            label = "Removing the project role of %s on project %s" % (who, self.project_id)
         try:
-            if plan.action == "set":
-                label = "Setting the project role of %s on project %s to %s" % (who, self.project_id, self.params["role"])
-                data = self.task.change("PUT", path, None, {"role": self.params["role"]}, label)
-                self.task.did("the project role of %s was set to %s" % (who, self.params["role"]))
-            else:
-                label = "Removing the project role of %s on project %s" % (who, self.project_id)
-                data = self.task.change("DELETE", path, None, None, label)
-                self.task.did("the explicit project role of %s was removed" % who)
-        except TaskFailure as failure:
-            status = getattr(failure.cause, "status", None)
-            if status == CONFLICT and not self.params.get("confirm_self_change"):
-                raise self.task.failure("%s; this lowers the key's own access to the project, which the service "
-                                        "does only with confirm_self_change=true" % failure.msg, failure.cause)
-            if status == FORBIDDEN:
-                raise self.task.failure("%s; %s" % (failure.msg, KEYS), failure.cause)
-            raise
+            data = self.task.send(method, path, None, body)
+        except NeonAPIError as error:
+            msg = "%s failed: %s" % (label, error.describe())
+            if error.status == CONFLICT and not self.params.get("confirm_self_change"):
+                msg += ("; this lowers the key's own access to the project, which the service does only with "
+                        "confirm_self_change=true")
+            elif error.status == FORBIDDEN:
+                msg += "; " + KEYS
+            raise self.task.failure(msg, error)
+        self.task.did(done)
         try:
             member = answers.Checker(plan.action == "set" and "PUT" or "DELETE", path).fields(
                 data, "the answer", **MEMBER_FIELDS)

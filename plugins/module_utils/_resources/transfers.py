@@ -9,7 +9,10 @@
   key of a user who is an admin of the source and a member of the destination.
 - by a transfer request, one project at a time, with two keys: ``POST /projects/{id}/transfer_requests`` with the
   key of the account the project is in (201, the request's ``id``), then ``PUT
-  /projects/{id}/transfer_requests/{request_id}`` ``{"org_id"}`` with the destination's key (204).
+  /projects/{id}/transfer_requests/{request_id}`` ``{"org_id"}`` with the destination's key (204). The request's id
+  is a claim link (a PUT without ``org_id`` moves the project into the caller's own account), so it is a secret of
+  the task: never shown. The request is made with a short ``ttl_seconds`` (``request_ttl``), so that one left
+  unaccepted (the accept refused, or its answer lost) dies soon.
 
 Rerun-safe: where each project is now is read first (the two organizations' project lists, or each project with the
 destination's key, then the source's), and a project already in the destination is not moved again. More than 400
@@ -30,8 +33,8 @@ from collections import OrderedDict
 from ansible_collections.neon.cloud.plugins.module_utils._account.projects import ProjectReader
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_path, project_path
-from ansible_collections.neon.cloud.plugins.module_utils._api.connection import make_client
-from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
+from ansible_collections.neon.cloud.plugins.module_utils._api.connection import API_KEY_PATTERN, make_client
+from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import no_such_project
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, OptionError, Refusal
 from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import Writer
@@ -45,9 +48,35 @@ REQUEST_FIELDS = dict(required={"id": (str,)}, optional={"project_id": (str,), "
 PROJECT_FIELDS = dict(required={"id": (str,)}, optional={"org_id": (str, type(None)), "name": (str,)})
 BULK_KEY = ("moving projects between organizations takes the personal API key of a user who is an admin of the source "
             "organization and a member of the destination (an organization key reaches one organization only)")
+UNAUTHORIZED = 401
+# A transfer request's life (ttl_seconds): at least this, and the time one accept request can take with its retries
+# (request_ttl); the document sets no minimum (docs/docsite/rst/api-behaviour.rst, "Moving projects between accounts").
+REQUEST_TTL_MARGIN = 60
+DESTINATION_KEY_REFUSED = ("the service did not accept destination_api_key itself (HTTP 401): it is wrong, revoked "
+                           "or expired (api_key was not the key refused)")
 REQUEST_KEYS = ("a transfer request is made with api_key, the personal key of the project's owner or of an admin of "
                 "its organization (or its organization key), and accepted with destination_api_key, a key of the "
                 "destination organization")
+
+
+def key_problem(name, key):
+    """What is wrong with a key option's value (None: nothing); never its value."""
+    if not key.strip():
+        return "%s is empty: give the key of the destination organization" % name
+    if not API_KEY_PATTERN.match(key.strip()):
+        return ("%s contains spaces, line breaks, control or non-ASCII characters, which cannot be sent in an HTTP "
+                "header; check how the key was copied (its value is not shown)" % name)
+    return None
+
+
+def request_ttl(params):
+    """The ``ttl_seconds`` of a transfer request: the longest one accept request may take (each attempt's
+    api_timeout, the waits between retries) and a margin, so the accept that follows at once has its time and a
+    request left unaccepted expires within minutes, not the service's default 24 hours."""
+    retries = max(0, int(params.get("api_retries") or 0))
+    longest = (retries + 1) * float(params.get("api_timeout") or 0) + retries * float(
+        params.get("api_retry_max_delay") or 0)
+    return int(longest) + 1 + REQUEST_TTL_MARGIN
 
 
 def options_problem(params):
@@ -63,7 +92,10 @@ def options_problem(params):
     if not destination or not ID_PATTERN.match(destination):
         return "destination_org_id must be an organization id such as org-calm-tree-21298941, got %r" % (destination,)
     source = params.get("source_org_id")
-    if params.get("destination_api_key"):
+    if params.get("destination_api_key") is not None:
+        problem = key_problem("destination_api_key", params["destination_api_key"])
+        if problem:
+            return problem
         if source:
             return ("source_org_id is for moving projects between organizations with one key; with "
                     "destination_api_key each project moves by a transfer request from wherever it is: leave one out")
@@ -175,11 +207,11 @@ class ProjectTransfer(Writer):
             if project_id in here:
                 where[project_id] = here[project_id]
             elif project_id in unavailable:
-                raise Refusal("the service could not read project %s in time, so where it is is unknown; nothing was "
-                              "moved: run the task again" % project_id)
+                raise Refusal("the service could not read project %s in time, so where it is is unknown: run the "
+                              "task again" % project_id)
             else:
                 where[project_id] = self.task.assume(Missing(
-                    "project %s is in neither organization %s nor %s (as this key lists them); nothing was moved" % (
+                    "project %s is in neither organization %s nor %s (as this key lists them)" % (
                         project_id, self.source, self.destination),
                     "project %s" % project_id, stand_in=self.source))
         return where
@@ -192,6 +224,9 @@ class ProjectTransfer(Writer):
         except NeonAPIError as error:
             if error.status in (403, 404):
                 return None
+            if error.status == UNAUTHORIZED and client is self.destination_client:
+                raise Refusal("Reading project %s with destination_api_key failed: %s; %s" % (
+                    project_id, error.describe(), DESTINATION_KEY_REFUSED), error)
             raise
         try:
             return answers.item_of(data, "GET", path, "project", PROJECT_FIELDS, project_id)
@@ -236,8 +271,9 @@ class ProjectTransfer(Writer):
 
     def act(self, current, plan):
         if self.destination_client is None:
-            for batch in batches(plan.to_move):
-                self._move_batch(batch)
+            sent = batches(plan.to_move)
+            for number, batch in enumerate(sent, 1):
+                self._move_batch(batch, "request %d of %d" % (number, len(sent)) if len(sent) > 1 else "the request")
         else:
             for project_id in plan.to_move:
                 self._move_by_request(project_id)
@@ -249,63 +285,99 @@ class ProjectTransfer(Writer):
             "project %s" % ids[0] if len(ids) == 1 else "%d projects (%s)" % (len(ids), ", ".join(ids)),
             self.destination, how))
 
-    def _move_batch(self, batch, again=True):
+    def _move_batch(self, batch, which, again=True):
+        """One request of ``batch`` (``which``: "request 2 of 3", in a message)."""
         path = api_path("organizations", self.source, "projects", "transfer")
         label = "Moving %d project(s) from organization %s to %s" % (len(batch), self.source, self.destination)
         try:
-            self.task.change("POST", path, None, {"destination_org_id": self.destination, "project_ids": batch}, label,
-                             no_content=True)
-        except TaskFailure as failure:
-            status = getattr(failure.cause, "status", None)
-            if status in (401, 403):
-                raise self.task.failure("%s; %s" % (failure.msg, BULK_KEY), failure.cause)
-            if status != CONFLICT or not again:
-                raise
-            self._after_conflict(batch, failure)
+            self.task.send("POST", path, None, {"destination_org_id": self.destination, "project_ids": batch},
+                           no_content=True)
+        except NeonAPIError as error:
+            msg = "%s failed: %s" % (label, error.describe())
+            if error.status in (401, 403):
+                raise self.task.failure("%s; %s" % (msg, BULK_KEY), error)
+            if error.ambiguous and self.task.done:  # else the failure's ending says its outcome is unknown
+                raise self.task.failure(
+                    "%s; whether %s moved its %d project(s) (%s) is unknown: run the task again, it reads where each "
+                    "project is" % (msg, which, len(batch), ", ".join(batch)), error)
+            if error.status != CONFLICT or not again:
+                raise self.task.failure(msg, error)
+            self._after_conflict(batch, which, msg, error)
             return
         self._moved(batch)
 
-    def _after_conflict(self, batch, failure):
+    def _after_conflict(self, batch, which, msg, error):
         """A request refused because a project is in the destination already: another run moved it meanwhile. What is
         still in the source is sent once more; the rest is reported as another run's."""
-        where = self.unless_refused(self._read_organizations, batch)
+        try:
+            where = self._read_organizations(batch)
+        except Refusal as refusal:
+            raise self.task.failure("%s; reading again where its projects are: %s" % (msg, refusal.msg),
+                                    refusal.cause or error)
         left, there = transfer_plan(dict((project_id, where[project_id]) for project_id in batch), self.destination)
         if len(there) == 0:
-            raise failure
+            raise self.task.failure(msg, error)
         self.task.kept["already_in_destination"].extend(there)
         self.task.warnings.append("project(s) %s were moved to organization %s by another run at the same time (this "
                                   "run's request was refused: %s)" % (", ".join(there), self.destination,
-                                                                      failure.cause.describe()))
+                                                                      error.describe()))
         left = [project_id for project_id in left if where[project_id] == self.source]
         if left:
-            self._move_batch(left, again=False)
+            self._move_batch(left, which, again=False)
+
+    def _keep_secret(self, request_id):
+        """A transfer request's id: a claim link (accepted without org_id, it moves the project into the caller's own
+        account), so no message, result or error of this task shows it."""
+        if isinstance(request_id, str) and request_id:
+            for client in (self.client, self.destination_client):
+                client.remember_secret(request_id)
 
     def _move_by_request(self, project_id):
         made_path = project_path(project_id, "transfer_requests")
         try:
-            data = self.task.change("POST", made_path, None, {}, "Creating a transfer request for project %s" % project_id)
-        except TaskFailure as failure:
-            if getattr(failure.cause, "status", None) in (401, 403):
-                raise self.task.failure("%s; %s" % (failure.msg, REQUEST_KEYS), failure.cause)
-            raise
+            data = self.task.send("POST", made_path, None, {"ttl_seconds": request_ttl(self.params)})
+        except NeonAPIError as error:
+            msg = "Creating a transfer request for project %s failed: %s" % (project_id, error.describe())
+            if error.status in (401, 403):
+                msg += "; " + REQUEST_KEYS
+            raise self.task.failure(msg, error)
+        if isinstance(data, dict):
+            self._keep_secret(data.get("id"))
         try:
             request = answers.Checker("POST", made_path).fields(data, "the answer", **REQUEST_FIELDS)
         except UnexpectedAnswer as error:
+            self.task.did("made a transfer request for project %s, which expires unaccepted" % project_id)
             raise self.task.failure("the transfer request's answer cannot be used: %s" % error.describe(), error)
         path = project_path(project_id, "transfer_requests", request["id"])
         try:
             self.destination_client.request("PUT", path, body={"org_id": self.destination})
         except NeonAPIError as error:
-            if error.status == CONFLICT:
-                seen = self._get(self.destination_client, project_id)
-                if seen is not None and seen.get("org_id") == self.destination:
-                    self.task.kept["already_in_destination"].append(project_id)
-                    self.task.warnings.append("project %s was moved to organization %s by another run at the same "
-                                              "time (accepting this run's request was refused: %s)" % (
-                                                  project_id, self.destination, error.describe()))
-                    return
-            hint = "; %s" % REQUEST_KEYS if error.status in (401, 403) else ""
-            raise self.task.failure("Accepting the transfer request %s of project %s with destination_api_key failed: "
-                                    "%s%s (the request expires unaccepted)" % (request["id"], project_id,
-                                                                               error.describe(), hint), error)
+            self._not_accepted(project_id, request, error)
+            return
         self._moved([project_id], " by a transfer request")
+
+    def _not_accepted(self, project_id, request, error):
+        """The accept of this run's transfer request failed: another run's move, or the task's failure saying that a
+        request was made (and when it expires), or that whether the project moved is unknown."""
+        if error.status == CONFLICT:
+            seen = self._get(self.destination_client, project_id)
+            if seen is not None and seen.get("org_id") == self.destination:
+                self.task.kept["already_in_destination"].append(project_id)
+                self.task.warnings.append("project %s was moved to organization %s by another run at the same "
+                                          "time (accepting this run's request was refused: %s)" % (
+                                              project_id, self.destination, error.describe()))
+                return
+        msg = "Accepting the transfer request of project %s with destination_api_key failed: %s" % (
+            project_id, error.describe())
+        if error.ambiguous:
+            self.task.did("made a transfer request for project %s and sent its accept, whose answer was lost" %
+                          project_id)
+            raise self.task.failure("%s; whether project %s moved to organization %s is unknown: run the task again, "
+                                    "it reads where the project is" % (msg, project_id, self.destination), error)
+        if error.status == UNAUTHORIZED:
+            msg += "; " + DESTINATION_KEY_REFUSED
+        elif error.status == 403:
+            msg += "; " + REQUEST_KEYS
+        self.task.did("made a transfer request for project %s, which expires unaccepted %s" % (
+            project_id, "at %s" % request["expires_at"] if request.get("expires_at") else "soon"))
+        raise self.task.failure(msg, error)

@@ -11,6 +11,7 @@ __metaclass__ = type
 from ansible_collections.neon.cloud.plugins.module_utils._resources.transfers import (
     batches,
     options_problem,
+    request_ttl,
     transfer_plan,
     unique,
 )
@@ -53,3 +54,14 @@ def test_more_than_400_go_as_requests_of_400_in_order():
 
 def test_repeated_ids_count_once_in_their_order():
     assert unique(["b-2", "a-1", "b-2"]) == ["b-2", "a-1"]
+
+
+def test_a_destination_key_that_cannot_be_sent_is_refused_without_its_value():
+    for key in ("", "   ", "ab cd-hidden", "ab\x00hidden", u"caf\u00e9-hidden", "line\nhidden"):
+        problem = options_problem(params(source_org_id=None, destination_api_key=key))
+        assert problem.startswith("destination_api_key ") and "hidden" not in problem
+
+
+def test_a_transfer_request_lives_as_long_as_its_accept_may_take_and_a_minute():
+    assert request_ttl(dict(api_retries=5, api_timeout=30.0, api_retry_max_delay=30.0)) == 391  # the defaults
+    assert request_ttl(dict(api_retries=0, api_timeout=10.0, api_retry_max_delay=30.0)) == 71
