@@ -107,6 +107,11 @@ notes:
   - With O(wait=true) the task waits for the branch's operations and then for the masking to end (polling the
     branch's anonymized status), within O(wait_timeout); a branch found still being masked (by another run, or one
     that timed out) is waited for first. Two runs at the same time leave one branch.
+  - A masking keeps the rules it began with. When this task replaces the rules while another run's masking goes on,
+    it waits for that masking to end - within O(wait_timeout), also with O(wait=false), as starting its own masking
+    is part of its change - and then masks with its rules. The service does not say when a branch's rules were
+    last replaced (its masking status has no such time), so a rerun cannot tell that the last masking began
+    before them - if such a task failed with wait_timeout run out, run it again with O(anonymize=always).
 seealso:
   - module: neon.cloud.branch
   - module: neon.cloud.branch_schema_info

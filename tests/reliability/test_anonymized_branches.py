@@ -16,6 +16,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import time
 
 import neon_reliability as rel
 from neon_reliability import failed, last_seq, ok
@@ -159,15 +160,15 @@ def test_a_rule_naming_a_column_the_parent_has_not_is_refused_before_any_change_
     result = failed(refused)
     # What a user reads: the rule by its place, and the table's columns; Ansible hides every string of the rules (the
     # table's and database's names, the misspelt column, and "name", a column another rule masks, even in "names").
-    assert result["msg"].startswith("rule 2 of masking_rules ") and "s a column that table " in result["msg"]
-    assert "does not have; its columns are: id, email, ********, plan" in result["msg"]
+    assert result["msg"].startswith("rule 2 of masking_rules: its table (in its schema and database) in the parent ")
+    assert "has no such column; its columns are: id, email, ******** (rule 1's column), plan" in result["msg"]
     assert "emial" not in result["msg"] and "customers" not in result["msg"]
     assert changes_since(sim, seq) == [] and branch_named(sim, pid, "pr-1-anon") is None
     assert_rules_hidden(refused)
 
     seq = last_seq(sim)
     result = failed(anonymized(sim, pid, masking_rules=[dict(EMAIL, database_name="shop")]))
-    assert "names a database that the parent" in result["msg"] and "its databases are: neondb" in result["msg"]
+    assert "the parent 'main'" in result["msg"] and "has no such database; its databases are: neondb." in result["msg"]
     assert changes_since(sim, seq) == []
 
 
@@ -243,3 +244,59 @@ def test_check_mode_on_a_project_an_earlier_task_would_make_predicts_the_branch_
     assert predicted["changed"] is True and predicted["branch"]["id"] is None
     assert "taken as made by an earlier task of the play" in json.dumps(predicted.get("warnings"))
     assert requests_since(sim, seq) == []
+
+
+def test_rules_replaced_while_another_runs_masking_goes_on_are_masked_once_it_ends_and_a_rerun_changes_nothing(
+        sim, collection_parent, tmp_path):
+    pid, _main = shop(sim)
+    sim.script_anonymization(hold=True, project_id=pid)  # the first run's masking goes on until released
+    bid = ok(anonymized(sim, pid, masking_rules=[EMAIL], wait=False))["branch"]["id"]
+    sim.advance_clock(10)  # its initialization ends, its masking begins (with EMAIL alone)
+    assert status_of(sim, pid, bid)["state"] == "anonymizing"
+
+    seq = last_seq(sim)
+    args = rel.connection_args(sim, project_id=pid, name="pr-1-anon", parent="main", masking_rules=[EMAIL, NAME],
+                               wait=False, api_timeout=RUN_TIMEOUT - 10)
+    process = rel.start_module_processes(collection_parent, tmp_path, "branch_anonymized", [args])
+    for _ in range(600):  # bounded: until the second run's start has been refused (the first run's masking goes on)
+        if [entry["status"] for entry in posts(sim, seq, "/anonymize")] == [409]:
+            break
+        time.sleep(0.1)
+    assert [entry["status"] for entry in posts(sim, seq, "/anonymize")] == [409]
+    sim.release_anonymization(pid, bid)  # the first run's masking ends, masked with EMAIL alone
+    (second,) = rel.module_process_results(process, RUN_TIMEOUT)
+
+    assert not second.get("failed"), second
+    assert second["changed"] is True and "another run" not in json.dumps(second.get("warnings"))
+    started = posts(sim, seq, "/anonymize")
+    assert [entry["status"] < 300 for entry in started] == [False, True]  # refused, then its own masking started
+    sim.advance_clock(10)
+    status = status_of(sim, pid, bid)
+    assert status["state"] == "anonymized" and status["last_run"]["masked_columns"] == 2  # NAME masked too
+    assert columns(rules_of(sim, pid, bid)) == columns([EMAIL, NAME])
+
+    seq = last_seq(sim)
+    assert ok(anonymized(sim, pid, masking_rules=[NAME, EMAIL]))["changed"] is False
+    assert changes_since(sim, seq) == []
+
+
+def test_a_rule_naming_what_the_parent_has_not_is_refused_in_words_a_user_can_read_despite_no_log(sim):
+    pid, main = shop(sim)
+    write(sim, pid, main["id"], [{"id": 1, "total": 5}], table="orders")
+    sim.advance_clock(1)
+    parent = "the parent 'main' (%s)" % main["id"]
+    seq = last_seq(sim)
+    # Rule 1 holds the names the parent has (neondb, customers, name): Ansible shows each as ********.
+    for rule, words in [
+            (dict(EMAIL, database_name="shop"), "%s has no such database; its databases are: ******** (rule 1's "
+                                                "database)" % parent),
+            (dict(EMAIL, schema_name="sales"), "its database in %s has no such schema with tables; its schemas with "
+                                               "tables are: public (rule 1's schema)" % parent),
+            (dict(EMAIL, table_name="customer"), "its schema (in its database) in %s has no such table; its tables "
+                                                 "there are: ******** (rule 1's table), orders" % parent),
+            (dict(EMAIL, column_name="emial"), "its table (in its schema and database) in %s has no such column; its "
+                                               "columns are: id, email, ******** (rule 1's column), plan" % parent)]:
+        refused = anonymized(sim, pid, masking_rules=[NAME, rule])
+        assert failed(refused)["msg"] == "rule 2 of masking_rules: %s. Nothing was changed" % words
+        assert_rules_hidden(refused)
+    assert changes_since(sim, seq) == [] and branch_named(sim, pid, "pr-1-anon") is None

@@ -91,9 +91,46 @@ def rule_of(rule):
     return kept
 
 
+def function_key(function):
+    """A masking function as compared: its whitespace outside quotes (single-quoted strings, double-quoted
+    identifiers) dropped where it touches anything but a letter, digit or underscore, and else one space, so that
+    ``anon.fake_email( )`` and ``anon.fake_email()`` are one function (the service may echo either), while
+    ``'a b'`` and ``'ab'`` stay two. Names are compared exactly: a quoted PostgreSQL identifier is case-sensitive."""
+    if not isinstance(function, str):
+        return function
+    kept = []
+    quote = None
+    index = 0
+    while index < len(function):
+        char = function[index]
+        if quote is None and char.isspace():
+            end = index
+            while end < len(function) and function[end].isspace():
+                end += 1
+            before = kept[-1] if kept else ""
+            after = function[end] if end < len(function) else ""
+            if _wordy(before) and _wordy(after):
+                kept.append(" ")
+            index = end
+            continue
+        if quote is None and char in "'\"":
+            quote = char
+        elif char == quote:
+            quote = None  # a doubled quote ('it''s') closes and opens again: the same text either way
+        kept.append(char)
+        index += 1
+    return "".join(kept)
+
+
+def _wordy(char):
+    return bool(char) and (char.isalnum() or char == "_")
+
+
 def rule_key(rule):
-    """A rule as one hashable value (what the set comparison compares)."""
-    return tuple(rule.get(name) for name in RULE_FIELDS)
+    """A rule as one hashable value (what the set comparison compares): its masking function as function_key
+    reads it."""
+    return tuple(function_key(rule.get(name)) if name == "masking_function" else rule.get(name)
+                 for name in RULE_FIELDS)
 
 
 def same_rules(current, wanted):
@@ -129,32 +166,52 @@ def rules_problem(rules):
     return None
 
 
+FIELD_WORDS = dict(database_name="database", schema_name="schema", table_name="table", column_name="column",
+                   masking_function="masking function", masking_value="masking value")
+
+
 def schema_problem(rules, databases, tables_of, where):
     """Why ``rules`` name what the branch ``where`` (a label) does not have, or None: the first rule naming a
     database, schema, table or column it has not, and what it has there. ``databases``: its databases' names;
-    ``tables_of(database)``: that database's tables (schemas.py's JSON tables: schema, name, columns)."""
+    ``tables_of(database)``: that database's tables (schemas.py's JSON tables: schema, name, columns).
+
+    Written for what a user reads: Ansible hides every string of masking_rules (no_log) wherever it appears in the
+    message, within words too, so the rule is named by its place and what it names by the field (``its table``),
+    never by its value; the branch's own names are listed, and one that a rule holds too (shown as ``********``)
+    is followed by which rule's field it is, so that the list is still readable."""
+    def listed(names):
+        return ", ".join(_annotated(name, rules) for name in names) or "none"
+
     for number, rule in enumerate(rules, 1):
+        lead = "rule %d of masking_rules: " % number
         database = rule["database_name"]
         if database not in databases:
-            return "rule %d of masking_rules names a database that %s does not have; its databases are: %s" % (
-                number, where, ", ".join(sorted(databases)) or "none")
+            return lead + "%s has no such database; its databases are: %s" % (where, listed(sorted(databases)))
         tables = tables_of(database)
         schemas = sorted(set(table["schema"] for table in tables))
         if rule["schema_name"] not in schemas:
-            return "rule %d of masking_rules names a schema that database %s of %s does not have; its schemas " \
-                   "with tables are: %s" % (number, database, where, ", ".join(schemas) or "none")
+            return lead + "its database in %s has no such schema with tables; its schemas with tables are: %s" % (
+                where, listed(schemas))
         in_schema = [table for table in tables if table["schema"] == rule["schema_name"]]
         named = [table for table in in_schema if table["name"] == rule["table_name"]]
         if not named:
-            return "rule %d of masking_rules names a table that schema %s of database %s of %s does not have; its " \
-                   "tables are: %s" % (number, rule["schema_name"], database, where,
-                                       ", ".join(sorted(table["name"] for table in in_schema)))
+            return lead + "its schema (in its database) in %s has no such table; its tables there are: %s" % (
+                where, listed(sorted(table["name"] for table in in_schema)))
         columns = [column["name"] for column in named[0]["columns"]]
         if rule["column_name"] not in columns:
-            return "rule %d of masking_rules names a column that table %s.%s of database %s of %s does not have; " \
-                   "its columns are: %s" % (number, rule["schema_name"], rule["table_name"], database, where,
-                                            ", ".join(columns) or "none")
+            return lead + "its table (in its schema and database) in %s has no such column; its columns are: %s" % (
+                where, listed(columns))
     return None
+
+
+def _annotated(name, rules):
+    """A name of the branch as listed in a message: followed, when a rule holds it too (so that Ansible shows it as
+    ``********``), by the first rule and field that does."""
+    for number, rule in enumerate(rules, 1):
+        for field in RULE_FIELDS:
+            if rule.get(field) == name:
+                return "%s (rule %d's %s)" % (name, number, FIELD_WORDS[field])
+    return name
 
 
 def fingerprints(rules, salt):
@@ -435,28 +492,47 @@ class AnonymizedBranch(Writer):
             raise self.task.failure("its answer cannot be used: %s" % error.describe(), error)
 
     def _start(self, branch):
-        """POST anonymize: a masking run; its answer is the status."""
+        """POST anonymize: a masking run of the branch's rules as they are now; its answer is the status.
+
+        Refused (409) as another run's masking goes on: that masking keeps the rules it began with, which may not
+        be this run's (it began before this run replaced them), and once it ends masked with the rules equal to
+        this task's, no rerun would mask again. So it is waited for, within wait_timeout whatever ``wait`` says
+        (this task's own start is part of its change; ``wait`` is about the end of its masking), and the masking
+        started again, once. Refused again, the masking under way began after this run's rules were set (another
+        run's, with them): it is taken, with a warning, and waited for as this run's own when ``wait`` asks."""
+        started, status = self._ask_start(branch)
+        if not started:
+            self._wait_ended(branch, status, started=False, ran_out=(
+                "this run's masking was not started: the masking another run had started (with the rules it "
+                "began with) had not ended when wait_timeout (%s s) ran out (state %s: %s); the branch exists (id "
+                "%s) with this task's rules, which it may not have been masked with: run the task again with "
+                "anonymize: always"))
+            started, status = self._ask_start(branch)
+        if not started:
+            self.task.warnings.append("the masking of %s (%s) was started by another run at the same time; this run "
+                                      "waits for it" % (self.label, branch["id"]))
+        self.task.kept["anonymized_status"] = status
+        return status
+
+    def _ask_start(self, branch):
+        """One POST anonymize: (True, the status answered), or (False, the status read) when it was refused as a
+        masking goes on (created or anonymizing)."""
         path = project_path(self.project_id, "branches", branch["id"], "anonymize")
         try:
             data = self.task.change("POST", path, self.project_id, None,
                                     "Starting the masking of %s (%s)" % (self.label, branch["id"]))
         except TaskFailure as failure:
-            # Refused as another run's masking began meanwhile (the service starts one only from initialized, error
-            # or anonymized): that run's masking is waited for, as on a run that finds it under way.
+            # The service starts a masking only from initialized, error or anonymized.
             status = self._status(branch) if getattr(failure.cause, "status", None) == CONFLICT else None
             if status is None or status["state"] not in (CREATED, ANONYMIZING):
                 raise
-            self.task.warnings.append("the masking of %s (%s) was started by another run at the same time; this run "
-                                      "waits for it" % (self.label, branch["id"]))
-            self.task.kept["anonymized_status"] = status
-            return status
+            return False, status
         self.task.did("started the masking of %s (%s)" % (self.label, branch["id"]))
         try:
             status = answers.Checker("POST", path).fields(data, "the answer", **STATUS_FIELDS)
         except UnexpectedAnswer as error:
             raise self.task.failure("its answer cannot be used: %s" % error.describe(), error)
-        self.task.kept["anonymized_status"] = status
-        return status
+        return True, status
 
     # ------------------------------------------------------------------------------------------ reading and waiting
 
@@ -478,19 +554,21 @@ class AnonymizedBranch(Writer):
             raise
         return answers.Checker("GET", path).fields(data, "the answer", **STATUS_FIELDS)
 
-    def _wait_ended(self, branch, status, started):
+    def _wait_ended(self, branch, status, started, ran_out=None):
         """Poll the masking status until it has ended (``anonymized``, ``error``, ``initialization_error``), within
         wait_timeout. ``started``: a masking was asked (by this run or the one that made it), so ``initialized``
-        (before it begins) and ``created`` are still under way."""
+        (before it begins) and ``created`` are still under way. ``ran_out``: the failure's sentence when
+        wait_timeout runs out (wait_timeout, state, status message, branch id)."""
         interval = self.task.poll_interval
         under_way = (CREATED, ANONYMIZING) + ((INITIALIZED,) if started else ())
         while status["state"] in under_way:
             if self.task.remaining() <= 0:
-                raise self.task.failure(
-                    "the masking of %s had not ended when wait_timeout (%s s) ran out (state %s: %s); the branch "
-                    "exists (id %s): run the task again, it waits for the masking" % (
-                        branch_label(branch), self.task.wait_timeout, status["state"],
-                        status.get("status_message") or "no status message", branch["id"]))
+                if ran_out is None:
+                    ran_out = "the masking of " + branch_label(branch).replace("%", "%%") + " had not ended when " \
+                              "wait_timeout (%s s) ran out (state %s: %s); the branch exists (id %s): run the task " \
+                              "again, it waits for the masking"
+                raise self.task.failure(ran_out % (self.task.wait_timeout, status["state"],
+                                                   status.get("status_message") or "no status message", branch["id"]))
             self.client.sleep(max(0.0, min(interval, self.task.remaining())))
             interval = min(interval * 2, MAX_POLL_INTERVAL)
             try:

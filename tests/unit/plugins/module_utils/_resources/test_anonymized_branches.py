@@ -76,18 +76,24 @@ def test_rules_naming_what_the_parent_has_pass():
 
 
 @pytest.mark.parametrize("rule, words", [
-    (dict(EMAIL, database_name="shopp"), "rule 1 of masking_rules names a database that the parent 'main' does not "
-                                         "have; its databases are: neondb, shop"),
-    (dict(EMAIL, schema_name="sales"), "names a schema that database shop of the parent 'main' does not have; its "
-                                       "schemas with tables are: billing, public"),
-    (dict(EMAIL, table_name="customer"), "names a table that schema public of database shop of the parent 'main' does "
-                                         "not have; its tables are: customers, orders"),
-    (dict(EMAIL, column_name="emial"), "names a column that table public.customers of database shop of the parent "
-                                       "'main' does not have; its columns are: id, email, name"),
+    (dict(EMAIL, database_name="shopp"), "rule 2 of masking_rules: the parent 'main' has no such database; its "
+                                         "databases are: neondb, shop (rule 1's database)"),
+    (dict(EMAIL, schema_name="sales"), "rule 2 of masking_rules: its database in the parent 'main' has no such schema "
+                                       "with tables; its schemas with tables are: billing, public (rule 1's schema)"),
+    (dict(EMAIL, table_name="customer"), "rule 2 of masking_rules: its schema (in its database) in the parent 'main' "
+                                         "has no such table; its tables there are: customers (rule 1's table), orders"),
+    (dict(EMAIL, column_name="emial"), "rule 2 of masking_rules: its table (in its schema and database) in the parent "
+                                       "'main' has no such column; its columns are: id, email, name (rule 1's column)"),
 ])
 def test_a_rule_naming_what_the_parent_has_not_is_refused_naming_what_there_is(rule, words):
-    assert words in schema_problem([NAME, rule], ["shop", "neondb"], tables_of, "the parent 'main'").replace(
-        "rule 2", "rule 1")
+    assert schema_problem([NAME, rule], ["shop", "neondb"], tables_of, "the parent 'main'") == words
+
+
+def test_a_schema_problem_names_no_value_of_the_rule_at_fault():
+    problem = schema_problem([dict(EMAIL, table_name="clients", column_name="mail")], ["shop"], tables_of, "the parent")
+    assert "rule 1 of masking_rules" in problem
+    for value in ("clients", "mail ", "anon.fake_email"):
+        assert value not in problem
 
 
 # ---------------------------------------------------------------------------------------------- comparing and deciding
@@ -98,6 +104,35 @@ def test_rules_compare_as_a_set():
     assert same_rules([dict(NAME, masking_function=None)], [NAME])  # the service's null for the one not given
     assert not same_rules([EMAIL, NAME], [EMAIL])
     assert not same_rules([EMAIL], [dict(EMAIL, masking_function="anon.hash(email)")])
+
+
+@pytest.mark.parametrize("echoed, asked", [
+    ("anon.fake_email( )", "anon.fake_email()"),
+    ("anon.random_string( 10 )", "anon.random_string(10)"),
+    ("anon.partial(email, 2, '***', 3)", "anon.partial( email,2,'***',3 )"),
+    ("  anon.hash(email)\n", "anon.hash(email)"),
+])
+def test_masking_functions_that_differ_only_in_whitespace_are_the_same_rule(echoed, asked):
+    assert same_rules([dict(EMAIL, masking_function=echoed)], [dict(EMAIL, masking_function=asked)])
+    salt = b"0123456789abcdef"
+    assert fingerprints([dict(EMAIL, masking_function=echoed)], salt) == \
+        fingerprints([dict(EMAIL, masking_function=asked)], salt)  # the diff shows no change either
+    assert not masking_plan(BRANCH, [dict(EMAIL, masking_function=echoed)], "anonymized",
+                            [dict(EMAIL, masking_function=asked)], WHEN_CHANGED).changed
+
+
+@pytest.mark.parametrize("one, other", [
+    ("anon.partial(email, 2, '* *', 3)", "anon.partial(email, 2, '**', 3)"),  # within a string: another value
+    ('anon.hash("e mail")', 'anon.hash("email")'),  # within a quoted identifier: another column
+    ("anon.lorem_ipsum(words := 3)", "anon.lorem_ipsum(words := 4)"),
+])
+def test_masking_functions_that_differ_otherwise_are_other_rules(one, other):
+    assert not same_rules([dict(EMAIL, masking_function=one)], [dict(EMAIL, masking_function=other)])
+
+
+def test_names_and_values_are_compared_exactly():
+    assert not same_rules([dict(EMAIL, column_name="Email")], [EMAIL])  # a quoted identifier is case-sensitive
+    assert not same_rules([dict(NAME, masking_value="customer ")], [NAME])  # a literal's spaces are its value
 
 
 def test_a_new_branch_is_made_and_masked():
