@@ -300,3 +300,21 @@ def test_a_rule_naming_what_the_parent_has_not_is_refused_in_words_a_user_can_re
         assert failed(refused)["msg"] == "rule 2 of masking_rules: %s. Nothing was changed" % words
         assert_rules_hidden(refused)
     assert changes_since(sim, seq) == [] and branch_named(sim, pid, "pr-1-anon") is None
+
+
+def test_when_another_runs_masking_outlasts_wait_timeout_the_task_fails_saying_its_rules_were_not_masked_with(sim):
+    pid, _main = shop(sim)
+    sim.script_anonymization(hold=True, project_id=pid)
+    bid = ok(anonymized(sim, pid, masking_rules=[EMAIL], wait=False))["branch"]["id"]
+    sim.advance_clock(10)
+    assert status_of(sim, pid, bid)["state"] == "anonymizing"  # held: it does not end while the next task runs
+
+    result = failed(anonymized(sim, pid, masking_rules=[EMAIL, NAME], wait=False, wait_timeout=1))
+    assert "this run's masking was not started" in result["msg"] and "anonymize: always" in result["msg"]
+    assert "replaced the masking rules of" in result["msg"] and result["changed"] is True
+    assert columns(rules_of(sim, pid, bid)) == columns([EMAIL, NAME])
+
+    sim.release_anonymization(pid, bid)  # ends masked with EMAIL alone: a rerun as it was cannot tell
+    assert status_of(sim, pid, bid)["last_run"]["masked_columns"] == 1
+    again = ok(anonymized(sim, pid, masking_rules=[EMAIL, NAME], anonymize="always"))
+    assert again["changed"] is True and again["anonymized_status"]["last_run"]["masked_columns"] == 2
