@@ -7,7 +7,7 @@ Neon masks with the PostgreSQL Anonymizer extension (``anon``). The local Neon h
 ``anon`` schema of plain SQL functions with the names and arguments of PostgreSQL Anonymizer's most used ones
 (``FUNCTIONS``) in the branch's databases, and a run rewrites each rule's column with one ``UPDATE`` per table, all
 of a database's in one transaction. Before anything is changed, a run checks that every rule's table and column
-exist and that every ``anon.`` function its expressions name is one of ``FUNCTIONS``: otherwise, or when PostgreSQL
+exist and that every rule's ``masking_function`` is one call of one of ``FUNCTIONS`` (below): otherwise, or when PostgreSQL
 refuses a statement (a value of the wrong type for its column, a function outside ``anon``), the run ends in
 ``error`` with a message naming it, and that database's data is as it was (its transaction is not committed).
 
@@ -16,13 +16,21 @@ refuses a statement (a value of the wrong type for its column, a function outsid
 - ``anon.hash(value)`` is deterministic (the same value, the same hash: a hex SHA-512, as PostgreSQL Anonymizer's
   default algorithm, without its secret salt), as are the ``pseudo_*`` functions of a seed.
 - ``anon.partial(value, prefix, padding, suffix)`` and ``anon.partial_email(value)`` are PostgreSQL Anonymizer's.
-- A ``masking_value`` that is an SQL literal (``'REDACTED'``, ``0``, ``NULL``, ``true``: the forms of Neon's guide)
-  is set as such; any other text is set as a string.
+- A ``masking_function`` is exactly one call of one of ``FUNCTIONS``: ``anon.<name>(<arguments>)``, each argument a
+  number (``4``, ``-1.5``), a single-quoted string without backslashes (``'***'``, ``''`` for a quote in it),
+  ``NULL``, or a column of the rule's table (``email``, folded to lower case as PostgreSQL does, or ``"Email"``).
+  It is parsed (``parse_call``) and its SQL built from the parts (names quoted as identifiers, strings as
+  literals): no text of it reaches SQL as it was given. Anything else (``anon.fake_email() WHERE false``, an
+  operator, a nested call, a psql backslash command) ends the run in ``error`` naming the rule and why.
+- A ``masking_value`` is a value, always sent as a quoted literal: ``'REDACTED'`` (an SQL string literal: its
+  text), ``0``, ``true`` (their text, which PostgreSQL converts to the column's type) and ``NULL`` (no value):
+  the forms of Neon's guide; any other text is set as that string (one with a backslash ends the run in ``error``).
 """
 
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from .pg_cluster import identifier, literal
 
@@ -78,15 +86,23 @@ FUNCTIONS = {
     "partial_email": ("ov text", "text",
                       "SELECT substring(regexp_replace(ov, '@.*', '') FROM 1 FOR 2) || '******' || '@' || "
                       "substring(regexp_replace(ov, '.*@', '') FROM 1 FOR 2) || '******' || '.' || "
-                      "regexp_replace(ov, '.*\\.', '')"),
+                      "regexp_replace(ov, '.*[.]', '')"),
 }
 # "SELECT anon.x()" in a function's body needs x made first
 ORDER = sorted(FUNCTIONS, key=lambda name: "anon." in FUNCTIONS[name][2])
 SCHEMA_SQL = "CREATE SCHEMA IF NOT EXISTS anon;\nGRANT USAGE ON SCHEMA anon TO PUBLIC;\n" + "".join(
     "CREATE OR REPLACE FUNCTION anon.%s(%s) RETURNS %s LANGUAGE sql VOLATILE AS $anon$ %s $anon$;\n"
     % (name, FUNCTIONS[name][0], FUNCTIONS[name][1], FUNCTIONS[name][2]) for name in ORDER)
-NAMED_RE = re.compile(r"\banon\s*\.\s*\"?([A-Za-z_][A-Za-z0-9_]*)")
-LITERAL_RE = re.compile(r"^(?:'(?:[^']|'')*'|[+-]?\d+(?:\.\d+)?|NULL|TRUE|FALSE)$", re.IGNORECASE)
+CALL_RE = re.compile(r"\s*anon\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*", re.DOTALL)
+ARGUMENT_RE = re.compile(r"""\s*(?:
+    (?P<number>[+-]?\d+(?:\.\d+)?)
+  | '(?P<string>(?:[^'\\]|'')*)'
+  | (?P<null>NULL)(?![A-Za-z0-9_$])
+  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+  | "(?P<quoted>(?:[^"\\]|"")+)"
+  )\s*(?P<next>,|$)""", re.VERBOSE | re.IGNORECASE)
+VALUE_RE = re.compile(r"\s*(?:'(?P<string>(?:[^']|'')*)'|(?P<number>[+-]?\d+(?:\.\d+)?)|(?P<boolean>true|false)"
+                      r"|(?P<null>null))\s*", re.IGNORECASE)
 
 
 def _error(failure):
@@ -95,19 +111,70 @@ def _error(failure):
     return match.group(1).strip() if match else str(failure)
 
 
-def expression(rule):
-    """The SQL a rule sets its column to; ValueError naming what the local Neon cannot do."""
+def parse_call(function, columns):
+    """``function`` (a ``masking_function``) as (name, arguments): each argument ``("number", text)``, ``("string",
+    text)``, ``("null", None)`` or ``("column", name)``; ValueError saying why it is not one call of an ``anon``
+    function the local Neon has with such arguments (see the module's text). ``columns``: the table's columns."""
+    call = CALL_RE.fullmatch(function)
+    if call is None:
+        raise ValueError("masking function '%s' is not one call anon.<name>(<arguments>) and nothing else" % function)
+    name, text = call.groups()
+    if name not in FUNCTIONS:
+        raise ValueError("masking function anon.%s is not available in the local Neon: its anon schema has %s"
+                         % (name, ", ".join("anon.%s()" % known for known in sorted(FUNCTIONS))))
+    arguments = []
+    position = 0
+    while text.strip() and position < len(text):
+        argument = ARGUMENT_RE.match(text, position)
+        if argument is None or argument.end() == position:
+            raise ValueError("masking function '%s': argument %d is not a number, a quoted string without backslashes, "
+                             "NULL or a column name" % (function, len(arguments) + 1))
+        position = argument.end()
+        if argument.group("number") is not None:
+            arguments.append(("number", argument.group("number")))
+        elif argument.group("string") is not None:
+            arguments.append(("string", argument.group("string").replace("''", "'")))
+        elif argument.group("null") is not None:
+            arguments.append(("null", None))
+        else:
+            column = argument.group("name")
+            column = column.lower() if column is not None else argument.group("quoted").replace('""', '"')
+            if column not in columns:
+                raise ValueError("masking function '%s': %s is not a column of the table" % (function, column))
+            arguments.append(("column", column))
+        if argument.group("next") == "," and position == len(text):
+            raise ValueError("masking function '%s': an argument is missing after the last comma" % function)
+    return name, arguments
+
+
+def _argument_sql(kind, value):
+    if kind == "number":
+        return str(Decimal(value))
+    if kind == "string":
+        return literal(value)
+    if kind == "column":
+        return identifier(value)
+    return "NULL"
+
+
+def expression(rule, columns):
+    """The SQL a rule sets its column to, built from its parsed parts (``columns``: its table's); ValueError naming
+    what the local Neon cannot do."""
     if "masking_value" in rule:
-        value = rule["masking_value"]
-        return value if LITERAL_RE.match(value.strip()) else literal(value)
-    function = rule["masking_function"]
-    if ";" in function:
-        raise ValueError("masking function %s is not one SQL expression" % function)
-    for name in NAMED_RE.findall(function):
-        if name not in FUNCTIONS:
-            raise ValueError("masking function anon.%s is not available in the local Neon: its anon schema has %s"
-                             % (name, ", ".join("anon.%s()" % known for known in sorted(FUNCTIONS))))
-    return function
+        if "\\" in rule["masking_value"]:
+            raise ValueError("masking value %s has a backslash: the local Neon does not send one to psql (which "
+                             "would read it as a command of its own)" % rule["masking_value"])
+        value = VALUE_RE.fullmatch(rule["masking_value"])
+        if value is None:
+            return literal(rule["masking_value"])
+        if value.group("null") is not None:
+            return "NULL"
+        if value.group("string") is not None:
+            return literal(value.group("string").replace("''", "'"))
+        return literal((value.group("number") or value.group("boolean")).lower())
+    name, arguments = parse_call(rule["masking_function"], columns)
+    return "%s.%s(%s)" % (identifier("anon"), identifier(name),
+                          ", ".join(_argument_sql(kind, value) for kind, value in arguments))
 
 
 def prepare(real, project_id, branch, branches, now_us):
@@ -144,7 +211,8 @@ def anonymize(real, project_id, branch, rules, branches, now_us):
                 return "column %s does not exist in table %s of database %s (%s)" % (
                     rule["column_name"], table, database, where)
             try:
-                value = expression(rule)
+                value = expression(rule, {column.rsplit(".", 1)[1] for column in columns
+                                          if column.rsplit(".", 1)[0] == table})
             except ValueError as problem:
                 return "%s (%s)" % (problem, where)
             updates.setdefault((rule["schema_name"], rule["table_name"]), []).append(

@@ -184,7 +184,13 @@ class Cluster:
     # ------------------------------------------------------------------ SQL
     def sql(self, statement, database="postgres"):
         """Run one statement as ``cloud_admin`` (given on psql's standard input: a password in it is not on a
-        command line); the rows printed, unaligned."""
+        command line); the rows printed, unaligned. psql reads a backslash anywhere outside a quoted text as a
+        command of its own (``\\!`` runs a shell command), whatever SQL is around it, and it cannot be told not
+        to: a statement with a backslash anywhere is refused (ValueError), so no name or value of a request,
+        wherever it ends up, can make psql do anything but send SQL. The simulator's own statements have none."""
+        if "\\" in statement:
+            raise ValueError("the local Neon does not send SQL with a backslash to psql (it would read it as a "
+                             "command of its own): refused")
         return self.programs.run("psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", self.folder,
                                  "-p", self.port, "-U", ADMIN, "-d", database, timeout=60, stdin=statement + "\n",
                                  env={"PGOPTIONS": ADMIN_OPTIONS})

@@ -76,7 +76,7 @@ SCHEMA_JSON_QUERY = (
     "json_agg(json_build_object('name', c.column_name, 'type', c.data_type) ORDER BY c.ordinal_position) AS columns "
     "FROM information_schema.columns c JOIN information_schema.tables b ON b.table_schema = c.table_schema "
     "AND b.table_name = c.table_name AND b.table_type = 'BASE TABLE' "
-    "WHERE c.table_schema NOT IN ('pg_catalog', 'information_schema') AND c.table_schema NOT LIKE 'pg\\_%' "
+    "WHERE c.table_schema NOT IN ('pg_catalog', 'information_schema') AND left(c.table_schema, 3) <> 'pg_' "
     "GROUP BY c.table_schema, c.table_name) t")
 
 

@@ -14,6 +14,8 @@ test requirements install them (the pgserver wheel).
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 
 import pytest
@@ -570,3 +572,49 @@ def test_a_function_the_local_neon_cannot_do_ends_the_run_in_error_and_leaves_th
     failed = ok(call(sim, "GET", path + "/anonymized_status"))
     assert failed["state"] == "error" and "column \"id\" is of type integer" in failed["status_message"], failed
     assert rows(sim, masked_uri, "SELECT count(*) FROM customers WHERE id IN (1, 2, 3)") == ["3"]
+
+
+def test_a_masking_function_with_a_psql_command_runs_nothing_and_ends_the_run_in_error(sim):
+    """psql runs a backslash command anywhere on a line it is given: a masking function carrying one must not reach
+    it (the file the command would make is not made), and the run says which rule and why."""
+    folder = tempfile.mkdtemp()
+    os.chmod(folder, 0o777)  # the programs may run as nobody
+    made = os.path.join(folder, "pwned")
+    try:
+        project_id, main, _uri = customers_parent(sim)
+        _branch_id, masked_uri, status = anonymized_branch(sim, project_id, main["id"], [
+            rule("email", masking_function="anon.fake_email() \\! touch %s" % made)])
+        assert not os.path.exists(made), "the masking function ran a shell command"
+        assert status["state"] == "error", status
+        assert "is not one call anon.<name>(<arguments>)" in status["status_message"], status
+        assert "neondb.public.customers.email" in status["status_message"], status
+        assert rows(sim, masked_uri, "SELECT email FROM customers ORDER BY id") == [row[1] for row in CUSTOMERS]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_masking_function_with_more_sql_after_the_call_masks_nothing_and_is_not_called_anonymized(sim):
+    """``anon.fake_email() WHERE false`` would make the UPDATE change no row: a run that says ``anonymized`` with
+    every email as it was. It is refused, naming the rule."""
+    project_id, main, _uri = customers_parent(sim)
+    _branch_id, masked_uri, status = anonymized_branch(sim, project_id, main["id"], [
+        rule("name", masking_function="anon.fake_first_name()"),
+        rule("email", masking_function="anon.fake_email() WHERE false")])
+    assert status["state"] == "error", status
+    assert status["status_message"].startswith("masking function 'anon.fake_email() WHERE false' is not one call"), status
+    assert "neondb.public.customers.email" in status["status_message"], status
+    assert status["last_run"]["masked_columns"] == 0
+    assert rows(sim, masked_uri, "SELECT email, name FROM customers ORDER BY id") == \
+        ["%s|%s" % (row[1], row[2]) for row in CUSTOMERS]
+
+
+def test_masking_arguments_are_columns_strings_numbers_and_null_and_a_value_is_only_ever_a_value(sim):
+    """What a masking function may be, masked for real: a column named in any case, a string with a quote in it;
+    a masking value that looks like SQL is set as that text."""
+    project_id, main, _uri = customers_parent(sim)
+    _branch_id, masked_uri, status = anonymized_branch(sim, project_id, main["id"], [
+        rule("email", masking_function="anon.partial( EMAIL , 1, 'it''s', 0 )"),
+        rule("name", masking_value="x' || current_user || '"), rule("phone", masking_value="'O''Brien'")])
+    assert status["state"] == "anonymized", status
+    assert rows(sim, masked_uri, "SELECT email, name, phone FROM customers WHERE id = 1") == \
+        ["ait's|x' || current_user || '|O'Brien"]
