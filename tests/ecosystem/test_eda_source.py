@@ -386,6 +386,60 @@ def test_consumption_of_a_new_period_or_over_a_new_limit_is_reported_again(neon_
     assert poll(higher, "11-2", 2001) == [("2026-11", 2001, 2000)]
 
 
+def one_project_consumption(sim, pid, value):
+    """A consumption answer of ``pid`` alone: its period of the simulator's month with ``value`` compute unit seconds,
+    or without the metric (``value`` None: the service counted none yet)."""
+    start = month_start(sim.clock.time()).strftime("%Y-%m-%dT%H:%M:%SZ")
+    metrics = [] if value is None else [{"metric_name": "compute_unit_seconds", "value": value}]
+    return json.dumps({"projects": [{"project_id": pid, "periods": [
+        {"period_id": "5b1f4a3d-0a9c-4d7a-9e2c-6d1e8f3b2c10", "period_plan": "scale", "period_start": start,
+         "consumption": [{"timeframe_start": start, "metrics": metrics}]}]}], "pagination": {"cursor": pid}})
+
+
+def test_consumption_over_a_limit_is_reported_once_in_a_period_whatever_the_reads_between(neon_events, sim, tmp_path):
+    """A read under the limit between two over it (a row without the metric, counted as 0), or the project left out
+    of one listing, does not make the same crossing of the same period and limit reported again."""
+    mid_month(sim)
+    pid = ORG_PROJECTS[0]
+    cursor = str(tmp_path / "cursor.json")
+    args = dict(events=["consumption"], org_id=sim.org_id, consumption_limits={"compute_unit_seconds": 1000})
+    watch = watcher(neon_events, sim, **args)
+
+    def poll(value):
+        sim.add_fault(method="GET", path=CONSUMPTION, status=200, count=1, body=one_project_consumption(sim, pid, value))
+        sim.advance_clock(900)
+        return [(one["neon"]["project_id"], one["neon"]["value"]) for one in watch.poll()]
+
+    assert poll(1500) == [(pid, 1500)]
+    assert poll(None) == []   # the period's row without the metric: 0, under the limit
+    assert poll(1600) == []   # over it again, the same period and limit: reported already
+    sim.add_fault(method="GET", path="/api/v2/projects", status=200, count=1, body=json.dumps({"projects": []}))
+    sim.advance_clock(900)
+    assert watch.poll() == []  # no project listed this time
+    neon_events.save_cursor(cursor, watch.state)
+    watch = watcher(neon_events, sim, state=neon_events.load_cursor(cursor), **args)  # and a restart from the cursor
+    assert poll(1700) == []   # listed again: still reported already
+
+
+def test_consumption_over_a_limit_is_reported_again_in_the_next_month(neon_events, sim):
+    mid_month(sim)
+    watch = watcher(neon_events, sim, events=["consumption"], org_id=sim.org_id,
+                    consumption_limits={"compute_unit_seconds": 1})
+    first = watch.poll()
+    crossed = sorted(pid for pid, value in compute_seconds(sim).items() if value > 1)
+    assert crossed and sorted(one["neon"]["project_id"] for one in first) == crossed
+    sim.advance_clock(900)
+    assert watch.poll() == []
+    now = sim.clock.time()
+    following = month_start(month_start(now).timestamp() + 32 * 86400)
+    sim.advance_clock(following.timestamp() - now + 3600)  # the simulator's clock an hour into the next month
+    again = watch.poll()
+    crossed = sorted(pid for pid, value in compute_seconds(sim).items() if value > 1)
+    assert crossed and sorted(one["neon"]["project_id"] for one in again) == crossed
+    assert all(one["neon"]["period"]["start"].startswith(following.strftime("%Y-%m-%d")) for one in again), again
+    assert {one["neon"]["period"]["id"] for one in again}.isdisjoint(one["neon"]["period"]["id"] for one in first)
+
+
 def test_consumption_costs_one_request_a_poll_and_a_read_every_interval(neon_events, sim):
     sim.create_projects(147, org_id=sim.org_id, name_prefix="fleet")  # 150: two requests of 100 projects
     watch = watcher(neon_events, sim, events=["consumption"], org_id=sim.org_id, consumption_interval=600,

@@ -24,7 +24,8 @@ Arguments (all optional but where said; ``api_key`` and ``api_url`` fall back to
   advisors_min_severity: the least severity of an advisor issue reported: ERROR (default), WARN or INFO.
   consumption_limits: for the consumption events (which need org_id): metric -> limit, e.g.
       {compute_unit_seconds: 360000}; a project whose consumption of the current billing period goes over one gets
-      one consumption_over_limit event (once per project, metric, period and limit).
+      one consumption_over_limit event (once per project, metric, period and limit, whatever reads in between say:
+      the mark is kept in the cursor until the period or the limit changes).
   consumption_interval: seconds between the starts of two reads of the organization's consumption (900: the
       service refreshes its figures about every 15 minutes).
   consumption_requests_per_poll: how many consumption requests (100 projects each) one poll sends at most (1).
@@ -232,6 +233,25 @@ def load_cursor(path):
     return data
 
 
+# a report's mark is kept for a project no listing shows until its period has surely ended (the longest period is a
+# month): a project left out of one listing keeps its marks
+MARK_KEPT = 62 * 86400
+
+
+def _marks(progress, records):
+    """The cursor's marks of consumption reported over a limit (see Watcher._over_limit); from the project records
+    for a cursor of an earlier version, which kept them there (``over``: metric -> [period id, limit])."""
+    marks = progress.get("over")
+    if isinstance(marks, dict):
+        return marks
+    return {project_id: record["over"] for project_id, record in records.items() if record.get("over")}
+
+
+def _ended(marks, now):
+    """Whether the periods of a project's marks ended surely (see MARK_KEPT); a mark without its start: yes."""
+    return all(len(mark) < 3 or mark[2] is None or now - mark[2] > MARK_KEPT for mark in marks.values())
+
+
 def save_cursor(path, data):
     """Write the cursor whole or not at all (a temporary file of the same folder, then renamed)."""
     if path is None:
@@ -301,6 +321,7 @@ class Watcher:
         self.state = state or {"version": CURSOR_VERSION, "started": False, "poll": 0, "projects": {}, "keys": {}}
         self.requests = 0
         self.pacer = None  # the consumption endpoints' pace, across polls (made at the first consumption request)
+        self.marks = {}  # the consumption reported over a limit (the cursor's consumption.over), during a poll
 
     def poll(self):
         """The events of one poll; ``self.state`` moves on only when the whole poll succeeded (NeonAPIError)."""
@@ -513,10 +534,20 @@ class Watcher:
         progress = dict(self.state.get("consumption") or {})
         round_at, after = progress.get("round_at"), progress.get("after")
         now = self.now()
+        self.marks = _marks(progress, self.state["projects"])
+
+        def where(round_at, after):
+            answer = {"round_at": round_at, "after": after}
+            if self.marks:
+                answer["over"] = self.marks
+            return answer
+
         if after is None:
             if round_at is not None and now - round_at < settings.consumption_interval:
-                return {"round_at": round_at, "after": None}
+                return where(round_at, None)
             round_at, after = now, ""
+            self.marks = {project_id: marks for project_id, marks in self.marks.items()
+                          if project_id in projects or not _ended(marks, now)}
         waiting = sorted(project_id for project_id in projects if project_id > after)
         if self.pacer is None:
             self.pacer = consumption.Pacer(self.client.clock, self.client.sleep)
@@ -534,41 +565,50 @@ class Watcher:
                 if error.status not in (403, 404) or not self.state["started"]:
                     raise
                 LOG.warning("consumption not read: %s", error.describe())
-                return {"round_at": round_at, "after": None}
+                return where(round_at, None)
             for row in read["projects"]:
                 if row["project_id"] in projects:
                     self._over_limit(row, projects, events)
             after = chunk[-1]
-        return {"round_at": round_at, "after": after if waiting else None}
+        return where(round_at, after if waiting else None)
 
     def _over_limit(self, row, projects, events):
         """One project's consumption row: an event for each metric of its current period (the period that started
-        last) over its limit, unless reported for that period and limit (the record's ``over``)."""
+        last) over its limit, unless reported for that period and limit. The mark of a report (the cursor's
+        ``consumption.over``: project id -> metric -> [period id, limit, period start]) stays for its period and
+        limit whatever later reads say (a row without the metric, counted as 0; a project left out of one listing):
+        one event per crossing per period; a new period or another limit clears it."""
         periods = row["periods"]
         if not periods:
             return
         current = max(periods, key=lambda period: timestamps.timestamp(period["period_start"]) or 0)
+        start = timestamps.timestamp(current["period_start"]) or 0
         values = consumption.totals([[current]], self.settings.consumption_limits)
         project_id = row["project_id"]
         record = projects[project_id] = dict(projects[project_id])
-        over = dict(record.get("over") or {})
+        record.pop("over", None)  # where a cursor of an earlier version kept the marks (see _marks)
+        marks = dict(self.marks.get(project_id) or {})
         for metric, limit in sorted(self.settings.consumption_limits.items()):
+            mark = marks.get(metric)
+            if mark is not None:
+                if len(mark) > 2 and mark[2] is not None and start < mark[2]:
+                    continue  # a row of a period before the one reported: an old figure, nothing to say
+                if list(mark[:2]) == [current["period_id"], limit]:
+                    continue  # reported for this period and limit
+                del marks[metric]  # a new period or another limit: its next crossing is reported
             value = values.get(metric, 0)
             if value <= limit:
-                over.pop(metric, None)  # under again (a new period, a higher limit): the next crossing is reported
                 continue
-            mark = [current["period_id"], limit]
-            if over.get(metric) == mark:
-                continue
-            over[metric] = mark
+            marks[metric] = [current["period_id"], limit, start]
             events.append(event("consumption_over_limit", project_id=project_id, project_name=record.get("name"),
                                 org_id=self.settings.org_id, metric=metric, value=value, limit=limit, period={
                                     "id": current["period_id"], "start": current["period_start"],
                                     "plan": current.get("period_plan")}))
-        if over:
-            record["over"] = over
+        self.marks = dict(self.marks)
+        if marks:
+            self.marks[project_id] = marks
         else:
-            record.pop("over", None)
+            self.marks.pop(project_id, None)
 
     # ---- API keys
 
