@@ -27,8 +27,10 @@ SUPERUSER_ROLE = "neon_superuser"
 SUPERUSER_SQL = ("CREATE ROLE neon_superuser CREATEDB CREATEROLE NOLOGIN REPLICATION BYPASSRLS "
                  "IN ROLE pg_read_all_data, pg_write_all_data")
 # the simulator's own sessions: never wait long on a lock a client holds (the simulator waits with its lock held),
-# and never write a failing statement (a password in it) to the server's log
-ADMIN_OPTIONS = "-c lock_timeout=5s -c statement_timeout=30s -c log_min_error_statement=panic"
+# and never write a failing statement (a password in it) to the server's log; a backslash in a string is text
+# (meta_command_risk)
+ADMIN_OPTIONS = ("-c lock_timeout=5s -c statement_timeout=30s -c log_min_error_statement=panic "
+                 "-c standard_conforming_strings=on")
 # pg_dump 17.6, 16.10, 15.14 and later print these lines, with a random key, around a dump
 RESTRICT_LINE = re.compile(r"^\\(un)?restrict .*\n?", re.MULTILINE)
 START_TIMEOUT = 60.0
@@ -64,6 +66,38 @@ def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+SQL_PARTS = re.compile(r"""'(?:[^']|'')*'|"(?:[^"]|"")*"|[^'"]+|['"]""")
+WORD_END = re.compile(r"[A-Za-z0-9_&$\x80-\U0010ffff]$")
+
+
+def meta_command_risk(statement):
+    """Why psql could read part of ``statement`` as a command of its own, or None. psql reads a backslash outside a
+    quoted text as the start of one (``\\!`` runs a shell command), wherever it is on a line, and given SQL on its
+    standard input it cannot be told not to. A backslash is let through only inside a plain string literal
+    (``'...'``, as ``literal`` writes it; standard_conforming_strings is on in the simulator's sessions, so psql and
+    the server read it as text there): anywhere else (a quoted name, ``E'...'``, outside quotes) it is refused, as
+    is any backslash in a statement with a comment, a dollar quote or an unclosed quote, whose reading is not
+    certain here."""
+    if "\\" not in statement:
+        return None
+    outside = []
+    for match in SQL_PARTS.finditer(statement):
+        part = match.group()
+        if len(part) > 1 and part[0] == "'":
+            if "\\" in part and WORD_END.search(statement[:match.start()]):
+                return "a backslash in a string with a prefix (E'...')"
+            continue
+        outside.append(part)
+    rest = " ".join(outside)
+    if "\\" in rest:
+        return "a backslash outside a string literal (in a name, or where psql reads it as its command)"
+    for sign, what in (("--", "a comment"), ("/*", "a comment"), ("$", "a dollar sign"), ("'", "an unclosed quote"),
+                       ('"', "an unclosed quote")):
+        if sign in rest and (sign not in "'\"" or any(part == sign for part in outside)):
+            return "a backslash in a statement with %s" % what
+    return None
 
 
 def identifier(name):
@@ -184,13 +218,11 @@ class Cluster:
     # ------------------------------------------------------------------ SQL
     def sql(self, statement, database="postgres"):
         """Run one statement as ``cloud_admin`` (given on psql's standard input: a password in it is not on a
-        command line); the rows printed, unaligned. psql reads a backslash anywhere outside a quoted text as a
-        command of its own (``\\!`` runs a shell command), whatever SQL is around it, and it cannot be told not
-        to: a statement with a backslash anywhere is refused (ValueError), so no name or value of a request,
-        wherever it ends up, can make psql do anything but send SQL. The simulator's own statements have none."""
-        if "\\" in statement:
-            raise ValueError("the local Neon does not send SQL with a backslash to psql (it would read it as a "
-                             "command of its own): refused")
+        command line); the rows printed, unaligned. A statement psql could read part of as a command of its own
+        (see ``meta_command_risk``) is refused (ValueError) before psql runs."""
+        risk = meta_command_risk(statement)
+        if risk:
+            raise ValueError("the local Neon does not send this SQL to psql: %s" % risk)
         return self.programs.run("psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", self.folder,
                                  "-p", self.port, "-U", ADMIN, "-d", database, timeout=60, stdin=statement + "\n",
                                  env={"PGOPTIONS": ADMIN_OPTIONS})

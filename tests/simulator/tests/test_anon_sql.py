@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from neon_simulator import anon_sql
-from neon_simulator.pg_cluster import Cluster
+from neon_simulator.pg_cluster import Cluster, literal
 from neon_simulator.real_computes import SCHEMA_JSON_QUERY
 
 COLUMNS = {"email", "phone", "Name"}
@@ -70,9 +70,8 @@ def test_a_masking_value_reaches_sql_only_as_a_quoted_literal(value, sql):
     assert sql_of(masking_value=value) == sql
 
 
-def test_a_masking_value_with_a_backslash_is_refused():
-    with pytest.raises(ValueError, match="has a backslash"):
-        sql_of(masking_value="x \\! id")
+def test_a_masking_value_with_a_backslash_is_a_string_like_any_other():
+    assert sql_of(masking_value="x \\! id") == "'x \\! id'"
 
 
 class Programs:
@@ -85,17 +84,31 @@ class Programs:
         return ""
 
 
-def test_no_statement_with_a_backslash_reaches_psql():
+@pytest.mark.parametrize("statement", [
+    "SELECT 1 \\! id",
+    'CREATE ROLE "x\\! id" LOGIN',
+    "SELECT E'\\' \\! id '",
+    "SELECT $$ \\! id $$",
+    "SELECT 'a\\b' /* ' */ \\! id '",
+    "SELECT 'a\\b",
+])
+def test_a_statement_psql_could_read_a_command_in_never_reaches_psql(statement):
     programs = Programs()
-    cluster = Cluster(programs, "/nonexistent")
-    with pytest.raises(ValueError, match="backslash"):
-        cluster.sql('CREATE ROLE "x\\! id" LOGIN')
+    with pytest.raises(ValueError, match="does not send this SQL to psql: .*backslash"):
+        Cluster(programs, "/nonexistent").sql(statement)
     assert not programs.ran
-    cluster.sql('CREATE ROLE "x" LOGIN')
-    assert programs.ran[0][1]["stdin"] == 'CREATE ROLE "x" LOGIN\n'
+
+
+def test_a_backslash_inside_a_string_literal_is_sent():
+    """What literal() writes (a user's name in JSON, a masking value) is text for psql and the server."""
+    programs = Programs()
+    statement = "INSERT INTO t VALUES (%s, %s)" % (literal('{"name": "Jos\\u00e9 \\"Q\\""}'), literal("C:\\x \\! id"))
+    Cluster(programs, "/nonexistent").sql(statement)
+    assert programs.ran[0][1]["stdin"] == statement + "\n"
+    assert "standard_conforming_strings=on" in programs.ran[0][1]["env"]["PGOPTIONS"]
 
 
 def test_the_simulators_own_sql_has_no_backslash():
-    """The anon schema and the statements the simulator always sends pass the refusal above."""
+    """The anon schema and the statements the simulator always sends have none at all."""
     assert "\\" not in anon_sql.SCHEMA_SQL
     assert "\\" not in SCHEMA_JSON_QUERY

@@ -614,7 +614,7 @@ def test_masking_arguments_are_columns_strings_numbers_and_null_and_a_value_is_o
     project_id, main, _uri = customers_parent(sim)
     _branch_id, masked_uri, status = anonymized_branch(sim, project_id, main["id"], [
         rule("email", masking_function="anon.partial( EMAIL , 1, 'it''s', 0 )"),
-        rule("name", masking_value="x' || current_user || '"), rule("phone", masking_value="'O''Brien'")])
+        rule("name", masking_value="x' || current_user || '\\! id"), rule("phone", masking_value="'O''Brien'")])
     assert status["state"] == "anonymized", status
     assert rows(sim, masked_uri, "SELECT email, name, phone FROM customers WHERE id = 1") == \
-        ["ait's|x' || current_user || '|O'Brien"]
+        ["ait's|x' || current_user || '\\! id|O'Brien"]
