@@ -380,7 +380,7 @@ def test_consumption_of_a_new_period_or_over_a_new_limit_is_reported_again(neon_
     assert poll(watch, "10-1", 2500) == []
     assert poll(watch, "11-2", 10) == []  # a new billing period starts from nothing
     assert poll(watch, "11-2", 1001) == [("2026-11", 1001, 1000)]
-    raised = dict(args, consumption_limits={"compute_unit_seconds": 2000})
+    raised = dict(events=["consumption"], org_id=sim.org_id, consumption_limits={"compute_unit_seconds": 2000})
     higher = watcher(neon_events, sim, state=watch.state, **raised)
     assert poll(higher, "11-2", 1500) == []  # under the new limit
     assert poll(higher, "11-2", 2001) == [("2026-11", 2001, 2000)]

@@ -258,7 +258,7 @@ def test_rules_replaced_while_another_runs_masking_goes_on_are_masked_once_it_en
     args = rel.connection_args(sim, project_id=pid, name="pr-1-anon", parent="main", masking_rules=[EMAIL, NAME],
                                wait=False, api_timeout=RUN_TIMEOUT - 10)
     process = rel.start_module_processes(collection_parent, tmp_path, "branch_anonymized", [args])
-    for _ in range(600):  # bounded: until the second run's start has been refused (the first run's masking goes on)
+    for _attempt in range(600):  # bounded: until the second run's start has been refused (the first run's masking goes on)
         if [entry["status"] for entry in posts(sim, seq, "/anonymize")] == [409]:
             break
         time.sleep(0.1)
