@@ -54,6 +54,17 @@ def _positive(options, name):
         raise ConnectionOptionError("%s must be a finite number, got %s" % (name, value))
 
 
+def key_problem(name, key, empty_hint):
+    """What is wrong with the value of ``name``, an API key option (``empty_hint``: what to do when it is empty);
+    None: nothing. Never its value: requests would put the whole header, key included, into its error text."""
+    if not key.strip():
+        return "%s is empty: %s" % (name, empty_hint)
+    if not API_KEY_PATTERN.match(key.strip()):
+        return ("%s contains spaces, line breaks, control or non-ASCII characters, which cannot be sent in an HTTP "
+                "header; check how the key was copied (its value is not shown)" % name)
+    return None
+
+
 def check_options(options):
     """Raise ConnectionOptionError for the first option that cannot be used; returns the stripped key."""
     _positive(options, "api_timeout")
@@ -68,14 +79,9 @@ def check_options(options):
     if api_key is None:
         raise ConnectionOptionError("api_key is required: set the api_key option (or group/neon.cloud.all in "
                                     "module_defaults), or the %s environment variable" % API_KEY_ENV)
-    if not api_key.strip():
-        raise ConnectionOptionError("api_key is empty: set the api_key option or the %s environment variable"
-                                    % API_KEY_ENV)
-    if not API_KEY_PATTERN.match(api_key.strip()):
-        # Never echo it: requests would put the whole header, key included, into its error text.
-        raise ConnectionOptionError(
-            "api_key contains spaces, line breaks, control or non-ASCII characters, which cannot be sent in an HTTP "
-            "header; check how the key was copied (its value is not shown)")
+    problem = key_problem("api_key", api_key, "set the api_key option or the %s environment variable" % API_KEY_ENV)
+    if problem:
+        raise ConnectionOptionError(problem)
     problem = check_api_url(options["api_url"], options["api_allow_plain_http"])
     if problem:
         raise ConnectionOptionError(problem)

@@ -33,7 +33,7 @@ from collections import OrderedDict
 from ansible_collections.neon.cloud.plugins.module_utils._account.projects import ProjectReader
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import api_path, project_path
-from ansible_collections.neon.cloud.plugins.module_utils._api.connection import API_KEY_PATTERN, make_client
+from ansible_collections.neon.cloud.plugins.module_utils._api.connection import key_problem, make_client
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._resources.finding import no_such_project
 from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Missing, OptionError, Refusal
@@ -57,16 +57,6 @@ DESTINATION_KEY_REFUSED = ("the service did not accept destination_api_key itsel
 REQUEST_KEYS = ("a transfer request is made with api_key, the personal key of the project's owner or of an admin of "
                 "its organization (or its organization key), and accepted with destination_api_key, a key of the "
                 "destination organization")
-
-
-def key_problem(name, key):
-    """What is wrong with a key option's value (None: nothing); never its value."""
-    if not key.strip():
-        return "%s is empty: give the key of the destination organization" % name
-    if not API_KEY_PATTERN.match(key.strip()):
-        return ("%s contains spaces, line breaks, control or non-ASCII characters, which cannot be sent in an HTTP "
-                "header; check how the key was copied (its value is not shown)" % name)
-    return None
 
 
 def request_ttl(params):
@@ -93,7 +83,8 @@ def options_problem(params):
         return "destination_org_id must be an organization id such as org-calm-tree-21298941, got %r" % (destination,)
     source = params.get("source_org_id")
     if params.get("destination_api_key") is not None:
-        problem = key_problem("destination_api_key", params["destination_api_key"])
+        problem = key_problem("destination_api_key", params["destination_api_key"],
+                              "give the key of the destination organization")
         if problem:
             return problem
         if source:
