@@ -188,7 +188,7 @@ def render(results):
     # Sorted by what names each record: under pytest-xdist the tests that record them run in any order.
     bad = sorted(results.get("bad_input", []), key=lambda case: (case["module"], case["case"]))
     secrets = sorted(results.get("secrets", []), key=lambda run: run["run"])
-    hostile = sorted(results.get("hostile", []), key=lambda case: case["case"])
+    hostile = sorted(results.get("hostile", []), key=lambda case: (case["case"], case["tried"]))  # one case may run two ways
     other = sorted(results.get("other", []), key=lambda check: check["check"])
     out = []
     add = out.append
