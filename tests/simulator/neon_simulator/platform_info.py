@@ -21,7 +21,10 @@ CHOICES (the notes give no values):
   free plan, as its personal projects (``free_v2``, owner.subscription_type): ``max_autoscaling_limit`` 2 and
   ``active_seconds_limit`` 0 as recorded; ``projects_limit`` and ``branches_limit`` are the simulator's plan
   limits (POST /_simulator/limits), 5000 when none is set, as the project owner block's ``branches_limit``.
-- The preload libraries: the same four for every project (none on by default, one experimental).
+- The preload libraries: those of the project's Postgres version (the 2026-06 document: "the shared preload
+  libraries available for the specified project's Postgres version"; which ones is a choice): four for Postgres
+  14 to 17 (none on by default, one experimental), and on Postgres 18 all but ``timescaledb``, whose release
+  listed (2.17.1) is built for Postgres 14 to 17 only. So two projects of one version list the same libraries.
 """
 
 from __future__ import annotations
@@ -48,11 +51,14 @@ REGIONS = (  # region_id, name, latitude, longitude
 )
 ORG_ID_PATTERN = re.compile(r"^[a-z0-9-]{1,60}$")  # SPEC getActiveRegions' org_id
 DEFAULT_REGION = "aws-us-east-2"
-PRELOAD_LIBRARIES = (  # library_name, description, is_default, is_experimental, version
-    ("timescaledb", "Time-series data: hypertables, continuous aggregates, compression", False, False, "2.17.1"),
-    ("pg_cron", "Job scheduler: runs SQL on a cron schedule inside the database", False, False, "1.6"),
-    ("pg_partman_bgw", "Background worker of pg_partman: keeps partition sets maintained", False, False, "5.1.0"),
-    ("anon", "PostgreSQL Anonymizer: masks or replaces personal data", False, True, "2.0.0"),
+PRELOAD_LIBRARIES = (  # library_name, description, is_default, is_experimental, version, Postgres versions
+    ("timescaledb", "Time-series data: hypertables, continuous aggregates, compression", False, False, "2.17.1",
+     (14, 15, 16, 17)),
+    ("pg_cron", "Job scheduler: runs SQL on a cron schedule inside the database", False, False, "1.6",
+     (14, 15, 16, 17, 18)),
+    ("pg_partman_bgw", "Background worker of pg_partman: keeps partition sets maintained", False, False, "5.1.0",
+     (14, 15, 16, 17, 18)),
+    ("anon", "PostgreSQL Anonymizer: masks or replaces personal data", False, True, "2.0.0", (14, 15, 16, 17, 18)),
 )
 USER_PLAN = "free_v2"
 USER_MAX_AUTOSCALING_CU = 2
@@ -113,9 +119,10 @@ class PlatformInfo:
 
     def preload_libraries(self, key, project_id):
         """GET /projects/{project_id}/available_preload_libraries: AvailablePreloadLibraries of a project the key
-        reaches."""
+        reaches, those of its Postgres version."""
         with self.shared.lock:
-            access.check_project(self.shared, key, project_id)
+            pg_version = access.check_project(self.shared, key, project_id).data["pg_version"]
         return {"libraries": [{"library_name": name, "description": description, "is_default": default,
                                "is_experimental": experimental, "version": version}
-                              for name, description, default, experimental, version in PRELOAD_LIBRARIES]}
+                              for name, description, default, experimental, version, pg_versions in PRELOAD_LIBRARIES
+                              if pg_version in pg_versions]}
