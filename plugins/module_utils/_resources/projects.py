@@ -19,8 +19,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.neon.cloud.plugins.module_utils._account.availability import (
+    DEFAULT_PG_VERSION,
     available_libraries,
     available_regions,
+    libraries_at_create,
     libraries_problem,
     region_problem,
 )
@@ -246,16 +248,31 @@ class Project(Resource):
         return Plan(REFUSE, problem) if problem else plan
 
     def _unavailable(self, current, plan, options):
-        """What the service does not offer of what the plan would send (None: nothing), read only when it sends it: a
-        create's region (``GET /regions``, the organization's), the preload libraries an update adds (the project's
-        ``available_preload_libraries``). A task that changes neither costs no request here. The libraries of a new
-        project cannot be read before it exists (the service offers them per project): its create sends them as
-        asked (docs/docsite/rst/api-behaviour.rst, "Regions and preload libraries")."""
-        if current is None and options.get("region_id") is not None:
+        """What the service does not offer of what the plan would send (None: nothing), read only when it sends it
+        (docs/docsite/rst/api-behaviour.rst, "Regions and preload libraries"): a create's region (``GET /regions``,
+        the organization's: one request); the preload libraries a create enables, those of its Postgres version
+        (``pg_version``, else the document's default 17) as a project of that version the key sees (in the
+        organization the project would be made in, when known) lists them: ``GET /projects`` pages of 400 read only
+        until one is found, then its ``available_preload_libraries`` (one request); none found, a warning says the
+        create sends them unchecked; the preload libraries an update adds (the project's
+        ``available_preload_libraries``: one request). A task that creates without naming libraries, or finds the
+        project as asked, costs no request here."""
+        if current is None:
             org_id = options.get("org_id")
-            return region_problem(options["region_id"], available_regions(self.client, org_id), org_id)
+            if options.get("region_id") is not None:
+                problem = region_problem(options["region_id"], available_regions(self.client, org_id), org_id)
+                if problem:
+                    return problem
+            wanted = dig(options, "settings.preload_libraries.enabled_libraries")
+            if not wanted:
+                return None
+            problem, warning = libraries_at_create(self.client, wanted, options.get("pg_version") or DEFAULT_PG_VERSION,
+                                                   org_id)
+            if warning and warning not in self.task.warnings:
+                self.task.warnings.append(warning)
+            return problem
         libraries = plan.changes.get("settings.preload_libraries.enabled_libraries")
-        if current is not None and libraries is not None:
+        if libraries is not None:
             added = [name for name in libraries[1] if name not in (libraries[0] or [])]
             if added:
                 return libraries_problem(added, available_libraries(self.client, current["id"]), current["id"])
