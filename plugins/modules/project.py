@@ -190,8 +190,12 @@ options:
               - The whole list of libraries to preload besides the defaults. Compared as a set.
               - When a task would add a library to an existing project (in check mode too), the libraries the service
                 offers for the project's Postgres version are read first; one not offered fails the task naming those
-                that are, and nothing is changed. The service offers them per project, so a project's create sends
-                them unchecked.
+                that are, and nothing is changed.
+              - The service offers them per Postgres version. Before a create (in check mode too) they are read of a
+                project of the same version (O(pg_version), else 17) that the key sees, in the organization the
+                project would be made in when known; one not offered fails the task naming those that are, and
+                nothing is created. When the key sees no project of that version, they are sent unchecked and a
+                warning says so.
             type: list
             elements: str
       enable_logical_replication:

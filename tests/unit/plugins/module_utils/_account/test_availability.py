@@ -13,7 +13,9 @@ import pytest
 from ansible_collections.neon.cloud.plugins.module_utils._account.availability import (
     available_libraries,
     available_regions,
+    libraries_at_create,
     libraries_problem,
+    project_of_version,
     region_problem,
 )
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import UnexpectedAnswer
@@ -36,6 +38,23 @@ class Service:
     def get(self, path, params=None, deadline=None):  # pylint: disable=unused-argument
         self.asked.append((path, params))
         return self.answer
+
+
+class Answers:
+    """A client whose GETs answer ``answers`` one after another, keeping what was asked."""
+
+    def __init__(self, *answers):
+        self.answers = list(answers)
+        self.asked = []
+
+    def get(self, path, params=None, deadline=None):  # pylint: disable=unused-argument
+        self.asked.append((path, params))
+        return self.answers.pop(0)
+
+
+def projects(first, count, pg_version):
+    return [{"id": "p-%d" % number, "name": "p%d" % number, "pg_version": pg_version}
+            for number in range(first, first + count)]
 
 
 def test_the_regions_are_read_with_the_organization_and_checked():
@@ -78,3 +97,47 @@ def test_libraries_not_offered_are_a_problem_naming_those_that_are():
                     "p-1; the service offers: timescaledb, pg_cron")
     assert "'x' is not offered" in libraries_problem(["x"], [], "p-1") and "offers: none" in \
         libraries_problem(["x"], [], "p-1")
+
+
+def test_the_project_of_a_version_is_the_first_listed_and_no_page_is_read_after_it():
+    service = Answers({"projects": projects(0, 400, 16), "pagination": {"cursor": "c1"}},
+                      {"projects": projects(400, 3, 16) + projects(403, 2, 18) + projects(405, 395, 16),
+                       "pagination": {"cursor": "c2"}})
+    assert project_of_version(service, 18, "org-a-1")["id"] == "p-403"
+    assert service.asked == [("/projects", {"org_id": "org-a-1", "limit": 400, "cursor": None}),
+                             ("/projects", {"org_id": "org-a-1", "limit": 400, "cursor": "c1"})]
+    assert service.answers == []  # a third page was never asked for
+
+
+def test_no_project_of_a_version_is_none_after_the_last_page():
+    service = Answers({"projects": projects(0, 2, 17), "pagination": {"cursor": "c1"}})
+    assert project_of_version(service, 14) is None
+    assert service.asked == [("/projects", {"org_id": None, "limit": 400, "cursor": None})]
+
+
+@pytest.mark.parametrize("answer", [{"projects": [{"id": "p-1"}]}, {"projects": [{"id": "p-1", "pg_version": "17"}]},
+                                    {"projects": [{"id": "p-1", "pg_version": True}]}, {"projects": "p-1"}, {},
+                                    {"projects": [], "unavailable_project_ids": "p-2"}])
+def test_a_project_list_that_cannot_be_used_is_refused(answer):
+    with pytest.raises(UnexpectedAnswer):
+        project_of_version(Answers(answer), 17)
+
+
+def test_a_library_a_version_does_not_offer_is_a_problem_saying_whose_list_it_is():
+    offered = {"libraries": LIBRARIES}
+    service = Answers({"projects": projects(0, 1, 17)}, offered)
+    assert libraries_at_create(service, ["pg_cron"], 17, "org-a-1") == (None, None)
+    assert service.asked[-1] == ("/projects/p-0/available_preload_libraries", None)
+    problem, warning = libraries_at_create(Answers({"projects": projects(0, 1, 17)}, offered), ["pg_bogus"], 17)
+    assert warning is None
+    assert problem == ("settings.preload_libraries.enabled_libraries: 'pg_bogus' is not offered for Postgres 17; the "
+                       "service offers: timescaledb, pg_cron (what Postgres 17 offers, as project p-0 lists them)")
+
+
+def test_libraries_no_project_of_the_version_tells_are_a_warning_not_a_problem():
+    problem, warning = libraries_at_create(Answers({"projects": projects(0, 1, 17)}), ["pg_cron", "anon"], 18, "org-a-1")
+    assert problem is None
+    assert warning.startswith("settings.preload_libraries.enabled_libraries (pg_cron, anon) could not be checked before "
+                              "the create")
+    assert "no project of organization org-a-1 this key sees runs Postgres 18" in warning
+    assert "this account" in libraries_at_create(Answers({"projects": []}), ["x"], 14)[1]
