@@ -98,10 +98,10 @@ def libraries_problem(wanted, libraries, project_id, pg_version=None):
     unknown = [name for name in wanted if name not in offered]
     if not unknown:
         return None
-    named = ", ".join(repr(name) for name in unknown), "is" if len(unknown) == 1 else "are"
+    named = "%s %s" % (", ".join(repr(name) for name in unknown), "is" if len(unknown) == 1 else "are")
+    names = ", ".join(offered) or "none"
     if pg_version is None:
-        return "settings.preload_libraries.enabled_libraries: %s %s not offered for project %s; the service offers: " \
-            "%s" % (named + (project_id, ", ".join(offered) or "none"))
-    return "settings.preload_libraries.enabled_libraries: %s %s not offered for Postgres %d; the service offers: %s " \
-        "(what Postgres %d offers, as project %s lists them)" % (named + (pg_version, ", ".join(offered) or "none",
-                                                                       pg_version, project_id))
+        return "settings.preload_libraries.enabled_libraries: %s not offered for project %s; the service offers: " \
+            "%s" % (named, project_id, names)
+    return "settings.preload_libraries.enabled_libraries: %s not offered for Postgres %d; the service offers: %s " \
+        "(what Postgres %d offers, as project %s lists them)" % (named, pg_version, names, pg_version, project_id)
