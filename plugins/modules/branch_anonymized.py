@@ -25,13 +25,24 @@ description:
   - Before anything is sent, each rule is checked against the schema of the branch it applies to (its parent when
     the branch is made) - a rule naming a database, schema, table or column it does not have fails, naming what
     there is. A rule with neither a function nor a value, or with both, is refused.
-  - B(The masking rules are sensitive) (Neon's document marks every field of a rule so). O(masking_rules) is
-    C(no_log) as a password is, so Ansible hides each of its strings wherever it appears in the task's output,
-    C(-vvv) included - within other words too (a rule on a column C(name) hides C(name) in C(names)); messages
-    name a rule by its place (V(rule 2)), and the diff shows each rule by a fingerprint.
+  - B(How a rule masks is hidden, what it masks is shown.) Neon's document marks every field of a rule sensitive.
+    O(masking_rules[].masking_function) and O(masking_rules[].masking_value) are C(no_log) as a password is - a
+    function can carry a salt or a seed (V(anon.hash(...)), a pseudo function), a value is data of its own - so
+    Ansible hides each of them wherever it appears in the task's output, C(-vvv) and the service's messages included,
+    and the task puts neither into a message, a warning or the diff. A rule's database, schema, table and column are
+    shown as any other name of the branch (M(neon.cloud.branch_schema_info) lists them anyway) - Ansible hides a
+    C(no_log) string within other words too, so hiding these common words (V(name), V(email), V(public), V(neondb))
+    would garble the returned ids, names and connection details in every result (a rule on a column V(name) made
+    the branch id V(br-nameless-fire-osrvvtni) V(br-********less-fire-osrvvtni)).
+  - For the same reason a masking value is hidden wherever its characters appear in the output, within other
+    strings too - a very short literal (V(x), V(0), V(a)) hides those characters in every returned id, name and
+    time. Prefer a distinctive literal (V(A. Customer), V(masked-email)) to one or two characters.
+  - Messages name a rule by its place (V(rule 2)) and say what it asked for and what there is; the diff shows the
+    column of each rule and a fingerprint of its masking.
   - The branch is made with a read-write compute. Its connection string is read with M(neon.cloud.connection_info)
-    (the create's connection URI is not returned - Ansible would hide the parts of it that a rule names too, such
-    as the database). Deleting the branch is M(neon.cloud.branch)'s, as for any branch.
+    (the create's connection URI is not returned - Ansible would hide within it a masking value it holds, such as a
+    short literal; M(neon.cloud.connection_info) has no rules to hide). Deleting the branch is
+    M(neon.cloud.branch)'s, as for any branch.
 author:
   - neon.cloud maintainers (@neon-cloud)
 options:
@@ -51,7 +62,8 @@ options:
   masking_rules:
     description:
       - The branch's masking rules, one per column; at least one. Compared as a set and replaced whole.
-      - Sensitive - hidden from the task's output (C(no_log)).
+      - Each rule's O(masking_rules[].masking_function) and O(masking_rules[].masking_value) are hidden from the
+        task's output (C(no_log)); the names of what it masks are shown.
     type: list
     elements: dict
     required: true
@@ -77,9 +89,13 @@ options:
           - A PostgreSQL Anonymizer function whose result replaces each value, such as V(anon.fake_email()),
             V(anon.fake_first_name()), V(anon.random_string(10)) or V(anon.hash(email)).
           - One of O(masking_rules[].masking_function) and O(masking_rules[].masking_value) is required.
+          - Hidden from the task's output (C(no_log)): it may carry a salt or a seed.
         type: str
       masking_value:
-        description: A literal value that replaces each value of the column.
+        description:
+          - A literal value that replaces each value of the column.
+          - Hidden from the task's output (C(no_log)) wherever it appears, within other strings too - prefer a
+            distinctive literal to one or two characters, which would hide those characters in every returned string.
         type: str
   anonymize:
     description:
@@ -100,9 +116,10 @@ attributes:
   diff_mode:
     support: full
     details:
-      - Shows the branch's name, parent, masking state and rules before and after. Each rule is shown as a
-        fingerprint, the same for the same rule within one run, so that the diff says which rules stay, go and come
-        without showing what they name or how they mask.
+      - Shows the branch's name, parent, masking state and rules before and after. Each rule is shown as the column
+        it masks (V(neondb.public.customers.email)), whether by a function or a value, and a fingerprint of that
+        function or value, the same for the same masking within one run - so that the diff says which columns are
+        masked, which rules stay, go and come and which mask otherwise, without showing how they mask.
 notes:
   - With O(wait=true) the task waits for the branch's operations and then for the masking to end (polling the
     branch's anonymized status), within O(wait_timeout); a branch found still being masked (by another run, or one
@@ -133,7 +150,7 @@ EXAMPLES = r"""
       - database_name: neondb
         table_name: customers
         column_name: name
-        masking_value: customer
+        masking_value: A. Customer
   register: preview
 
 - name: Show the masking's end
@@ -179,13 +196,14 @@ def main():
         project_id=dict(type="str", required=True),
         name=dict(type="str", required=True),
         parent=dict(type="str"),
-        masking_rules=dict(type="list", elements="dict", required=True, no_log=True, options=dict(
+        # What masks is no_log; the names are not, as Ansible would hide them within every returned id and name.
+        masking_rules=dict(type="list", elements="dict", required=True, options=dict(
             database_name=dict(type="str", required=True),
             schema_name=dict(type="str", default="public"),
             table_name=dict(type="str", required=True),
             column_name=dict(type="str", required=True),
-            masking_function=dict(type="str"),
-            masking_value=dict(type="str"),
+            masking_function=dict(type="str", no_log=True),
+            masking_value=dict(type="str", no_log=True),
         )),
         anonymize=dict(type="str", choices=["changed", "always"], default="changed"),
     )

@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """neon.cloud.branch_anonymized against the simulator: an anonymized branch made from a parent with its masking rules,
 returned once masking has ended; a rerun, changed rules, rules in another order; a masking that ends badly; rules
-refused before any request; two runs at once; check mode; the rules kept out of the output (``no_log``).
+refused before any request; two runs at once; check mode; the rules' functions and values kept out of the output
+(``no_log``), their names shown as any other name of the branch.
 
 Each test runs the module in this process (rel.run_module), as a playbook task would (at -vvv), and checks what a
 user would notice: the branch, its status and rules as the API shows them afterwards, what the result says, and
@@ -16,6 +17,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import re
 import time
 
 import neon_reliability as rel
@@ -25,7 +27,8 @@ from test_snapshot_modules import write
 
 CUSTOMERS = [{"id": 1, "email": "ada@shop.example", "name": "Ada Lovelace", "plan": "pro"},
              {"id": 2, "email": "alan@shop.example", "name": "Alan Turing", "plan": "free"}]
-# Strings only the rules hold: none of them may appear in any output of a task (the option is no_log).
+# Strings only the rules' functions and values hold: none of them may appear in any output of a task (the two
+# suboptions are no_log; the names a rule holds are shown, as any other name of the branch).
 LITERAL = "Literal-7f3a9c2e"
 EMAIL = dict(database_name="neondb", table_name="customers", column_name="email", masking_function="anon.fake_email()")
 NAME = dict(database_name="neondb", table_name="customers", column_name="name", masking_value=LITERAL)
@@ -68,6 +71,30 @@ def assert_rules_hidden(result):
     text = result.text()
     for value in (LITERAL, "anon.fake_email", "anon.random_string"):
         assert value not in text, "a masking rule's value is in the task's output: %s" % text[-3000:]
+
+
+def assert_nothing_garbled(result):
+    """No string of the task's output cut by Ansible's no_log scrubbing (``********`` within a word): only the
+    masking functions and values are no_log, and the tests' ones are in no name, id or message."""
+    assert "********" not in result.text(), "a part of the task's output is hidden: %s" % result.text()[-3000:]
+
+
+def column_of(rule):
+    return "%s.%s.%s.%s" % (rule["database_name"], rule.get("schema_name", "public"), rule["table_name"],
+                            rule["column_name"])
+
+
+DIFF_RULE = re.compile(r"^(?P<column>[^ ]+): (?P<kind>masking_function|masking_value) \(fingerprint [0-9a-f]{12}\)$")
+
+
+def diff_columns(rules):
+    """The diff's rules (strings) as (column, masking_function or masking_value), checked for their form."""
+    shown = []
+    for rule in rules:
+        match = DIFF_RULE.match(rule)
+        assert match, "a rule of the diff is not '<column>: <kind> (fingerprint <hex>)': %r" % rule
+        shown.append((match.group("column"), match.group("kind")))
+    return sorted(shown)
 
 
 def posts(sim, seq, end):
@@ -149,26 +176,80 @@ def test_an_initialization_error_fails_with_its_message_and_a_rerun_says_to_dele
     assert changes_since(sim, seq) == []
 
 
+# ---------------------------------------------------------------------------------------------- what the output shows
+
+
+def test_a_rule_on_a_column_whose_name_is_in_the_branchs_name_leaves_the_returned_branch_and_messages_intact(sim):
+    """Issue 41: with the whole option no_log, Ansible hid every string of the rules wherever it appeared, within words
+    too: a rule on a column ``name`` made the branch ``pr-names-anon`` ``pr-********s-anon`` in the result and its
+    messages (and an id holding ``name`` unusable). The names of a rule are now shown as any other name."""
+    pid, main = shop(sim)
+    sim.script_anonymization(outcome="error", message="masking failed at neondb.public.customers", project_id=pid)
+    failure = anonymized(sim, pid, name="pr-names-anon", masking_rules=[EMAIL, NAME])
+    branch = branch_named(sim, pid, "pr-names-anon")
+    assert "the masking of 'pr-names-anon' (%s) ended in state error: masking failed at neondb.public.customers. " \
+           "The branch exists (id %s)" % (branch["id"], branch["id"]) in failed(failure)["msg"]
+    assert failure.result["branch"]["id"] == branch["id"] and failure.result["branch"]["name"] == "pr-names-anon"
+    assert_nothing_garbled(failure)
+    assert_rules_hidden(failure)
+
+    again = anonymized(sim, pid, name="pr-names-anon", masking_rules=[EMAIL, NAME])  # masks it again
+    result = ok(again)
+    assert result["changed"] is True and result["anonymized_status"]["state"] == "anonymized"
+    shown = rel.api(sim, "GET", "/projects/%s/branches/%s" % (pid, branch["id"]))["branch"]
+    assert result["branch"]["id"] == shown["id"] == branch["id"]
+    assert result["branch"]["name"] == shown["name"] == "pr-names-anon"
+    assert result["branch"]["parent_id"] == main["id"]
+    assert_nothing_garbled(again)
+    assert_rules_hidden(again)
+
+
+def test_a_rules_function_and_value_stay_out_of_every_output_and_its_names_are_shown_at_vvv(sim):
+    """The masking function and value are no_log (a function can hold a salt, a value is the data put in): hidden in
+    the invocation at -vvv, the result, the diff, a refusal, and a status message of the service that echoes them;
+    the names of a rule are shown in the invocation as the user gave them."""
+    pid, _main = shop(sim)
+    sim.script_anonymization(outcome="error", project_id=pid,
+                             message="masking failed: anon.random_string(4) and %s on neondb.public.customers" % LITERAL)
+    runs = [anonymized(sim, pid, check_mode=True, diff=True, masking_rules=[NAME, PLAN])]
+    runs.append(anonymized(sim, pid, diff=True, masking_rules=[NAME, PLAN]))
+    assert "ended in state error: masking failed: ******** and ******** on neondb.public.customers" in \
+        failed(runs[-1])["msg"]
+    runs.append(anonymized(sim, pid, diff=True, masking_rules=[EMAIL, NAME]))
+    ok(runs[-1])
+    runs.append(anonymized(sim, pid, masking_rules=[dict(EMAIL, column_name="emial"), NAME]))
+    failed(runs[-1])
+    for shown in runs:
+        assert_rules_hidden(shown)
+        invoked = shown.result["invocation"]["module_args"]["masking_rules"]
+        assert [rule["column_name"] for rule in invoked] in (["name", "plan"], ["email", "name"], ["emial", "name"])
+        for rule in invoked:
+            assert (rule["database_name"], rule["schema_name"], rule["table_name"]) == ("neondb", "public", "customers")
+            given = [name for name in ("masking_function", "masking_value") if rule[name] is not None]
+            assert [rule[name] for name in given] == ["VALUE_SPECIFIED_IN_NO_LOG_PARAMETER"]
+
+
 # ---------------------------------------------------------------------------------------------- refused before sending
 
 
 def test_a_rule_naming_a_column_the_parent_has_not_is_refused_before_any_change_naming_its_columns(sim):
-    pid, _main = shop(sim)
+    pid, main = shop(sim)
     seq = last_seq(sim)
     typo = dict(EMAIL, column_name="emial")
     refused = anonymized(sim, pid, masking_rules=[NAME, typo])
     result = failed(refused)
-    # What a user reads: the rule by its place, and the table's columns; Ansible hides every string of the rules (the
-    # table's and database's names, the misspelt column, and "name", a column another rule masks, even in "names").
-    assert result["msg"].startswith("rule 2 of masking_rules: its table (in its schema and database) in the parent ")
-    assert "has no such column; its columns are: id, email, ******** (rule 1's column), plan" in result["msg"]
-    assert "emial" not in result["msg"] and "customers" not in result["msg"]
+    # What a user reads: the rule by its place, what it asked for and what the table has, every name as it is (a
+    # column "name" that another rule masks too).
+    assert result["msg"] == "rule 2 of masking_rules: table 'customers' (schema public, database neondb) of the " \
+                            "parent 'main' (%s) has no column 'emial'; its columns are: id, email, name, plan. " \
+                            "Nothing was changed" % main["id"]
     assert changes_since(sim, seq) == [] and branch_named(sim, pid, "pr-1-anon") is None
     assert_rules_hidden(refused)
+    assert_nothing_garbled(refused)
 
     seq = last_seq(sim)
     result = failed(anonymized(sim, pid, masking_rules=[dict(EMAIL, database_name="shop")]))
-    assert "the parent 'main'" in result["msg"] and "has no such database; its databases are: neondb." in result["msg"]
+    assert "the parent 'main'" in result["msg"] and "has no database 'shop'; its databases are: neondb." in result["msg"]
     assert changes_since(sim, seq) == []
 
 
@@ -183,7 +264,7 @@ def test_a_rule_with_neither_a_function_nor_a_value_is_refused_before_any_reques
 # ---------------------------------------------------------------------------------------------- check mode and diff
 
 
-def test_check_mode_sends_no_change_and_the_diff_shows_fingerprints_not_rules(sim):
+def test_check_mode_sends_no_change_and_the_diff_shows_each_rules_column_and_a_fingerprint_of_its_masking(sim):
     pid, _main = shop(sim)
     seq = last_seq(sim)
     predicted = anonymized(sim, pid, check_mode=True, diff=True)
@@ -191,17 +272,32 @@ def test_check_mode_sends_no_change_and_the_diff_shows_fingerprints_not_rules(si
     assert result["changed"] is True and result["branch"]["id"] is None
     assert changes_since(sim, seq) == [] and branch_named(sim, pid, "pr-1-anon") is None
     diff = result["diff"]
-    assert diff["before"] == {} and len(diff["after"]["masking_rules"]) == 2
-    assert all(rule.startswith("rule ") for rule in diff["after"]["masking_rules"])
+    assert diff["before"] == {}
+    assert diff_columns(diff["after"]["masking_rules"]) == [("neondb.public.customers.email", "masking_function"),
+                                                             ("neondb.public.customers.name", "masking_value")]
     assert_rules_hidden(predicted)
+    assert_nothing_garbled(predicted)
 
     ok(anonymized(sim, pid))
     seq = last_seq(sim)
-    replaced = ok(anonymized(sim, pid, check_mode=True, diff=True, masking_rules=[NAME, PLAN]))
-    assert replaced["changed"] is True and changes_since(sim, seq) == []
-    before, after = replaced["diff"]["before"]["masking_rules"], replaced["diff"]["after"]["masking_rules"]
-    assert len(set(before) & set(after)) == 1  # NAME stays; EMAIL goes, PLAN comes
-    assert replaced["diff"]["after"]["masked_again"] == "its masking rules changed"
+    other_email = dict(EMAIL, masking_function="anon.random_string(12)")  # the same column, masked otherwise
+    replaced = anonymized(sim, pid, check_mode=True, diff=True, masking_rules=[NAME, PLAN, other_email])
+    result = ok(replaced)
+    assert result["changed"] is True and changes_since(sim, seq) == []
+    before, after = result["diff"]["before"]["masking_rules"], result["diff"]["after"]["masking_rules"]
+    # NAME stays (the same line before and after); PLAN comes; the email column stays, its function changed.
+    assert diff_columns(before) == [("neondb.public.customers.email", "masking_function"),
+                                    ("neondb.public.customers.name", "masking_value")]
+    assert diff_columns(after) == [("neondb.public.customers.email", "masking_function"),
+                                   ("neondb.public.customers.name", "masking_value"),
+                                   ("neondb.public.customers.plan", "masking_function")]
+    assert [rule for rule in before if rule.startswith("neondb.public.customers.name:")] == \
+        [rule for rule in after if rule.startswith("neondb.public.customers.name:")]
+    email_before, email_after = [[rule for rule in rules if rule.startswith("neondb.public.customers.email:")]
+                                 for rules in (before, after)]
+    assert email_before != email_after
+    assert result["diff"]["after"]["masked_again"] == "its masking rules changed"
+    assert_rules_hidden(replaced)
 
 
 # ---------------------------------------------------------------------------------------------- waits and overlaps
@@ -280,25 +376,25 @@ def test_rules_replaced_while_another_runs_masking_goes_on_are_masked_once_it_en
     assert changes_since(sim, seq) == []
 
 
-def test_a_rule_naming_what_the_parent_has_not_is_refused_in_words_a_user_can_read_despite_no_log(sim):
+def test_a_rule_naming_what_the_parent_has_not_is_refused_in_words_a_user_can_read(sim):
     pid, main = shop(sim)
     write(sim, pid, main["id"], [{"id": 1, "total": 5}], table="orders")
     sim.advance_clock(1)
     parent = "the parent 'main' (%s)" % main["id"]
     seq = last_seq(sim)
-    # Rule 1 holds the names the parent has (neondb, customers, name): Ansible shows each as ********.
+    # Rule 1 holds the names the parent has (neondb, public, customers, name): each is shown as it is.
     for rule, words in [
-            (dict(EMAIL, database_name="shop"), "%s has no such database; its databases are: ******** (rule 1's "
-                                                "database)" % parent),
-            (dict(EMAIL, schema_name="sales"), "its database in %s has no such schema with tables; its schemas with "
-                                               "tables are: public (rule 1's schema)" % parent),
-            (dict(EMAIL, table_name="customer"), "its schema (in its database) in %s has no such table; its tables "
-                                                 "there are: ******** (rule 1's table), orders" % parent),
-            (dict(EMAIL, column_name="emial"), "its table (in its schema and database) in %s has no such column; its "
-                                               "columns are: id, email, ******** (rule 1's column), plan" % parent)]:
+            (dict(EMAIL, database_name="shop"), "%s has no database 'shop'; its databases are: neondb" % parent),
+            (dict(EMAIL, schema_name="sales"), "database 'neondb' of %s has no schema 'sales' with tables; its schemas "
+                                               "with tables are: public" % parent),
+            (dict(EMAIL, table_name="customer"), "schema 'public' (database neondb) of %s has no table 'customer'; its "
+                                                 "tables there are: customers, orders" % parent),
+            (dict(EMAIL, column_name="emial"), "table 'customers' (schema public, database neondb) of %s has no column "
+                                               "'emial'; its columns are: id, email, name, plan" % parent)]:
         refused = anonymized(sim, pid, masking_rules=[NAME, rule])
         assert failed(refused)["msg"] == "rule 2 of masking_rules: %s. Nothing was changed" % words
         assert_rules_hidden(refused)
+        assert_nothing_garbled(refused)
     assert changes_since(sim, seq) == [] and branch_named(sim, pid, "pr-1-anon") is None
 
 

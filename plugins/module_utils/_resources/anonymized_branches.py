@@ -11,12 +11,16 @@ run (from ``initialized``, ``error`` or ``anonymized``), and ``GET .../anonymize
 states: ``created``, ``initialized``, ``initialization_error``, ``anonymizing``, ``anonymized``, ``error``
 (docs/docsite/rst/api-behaviour.rst, "Anonymized branches").
 
-The rules are sensitive (the document marks every field of a rule ``x-sensitive``): the module's option is
-``no_log``, and nothing here puts a rule's names, function or value into a message, a warning or the diff
-(rules are named by their place in the option, ``rule 2``, and shown in the diff by fingerprints).
+The document marks every field of a rule ``x-sensitive``. The module keeps what masks out of the output: a rule's
+``masking_function`` (it may hold a salt or a seed) and ``masking_value`` are ``no_log`` suboptions, and nothing
+here puts either into a message, a warning or the diff (the diff shows a fingerprint of each rule's masking). A
+rule's database, schema, table and column are shown as any other name of the branch (neon.cloud.branch_schema_info
+lists them): Ansible hides a no_log string wherever it appears, within words too, so hiding them garbled the
+returned ids and names and every message that held one of those words (``name`` in ``br-nameless-...``,
+``neondb`` in a connection URI). Messages name a rule by its place (``rule 2``) and say what it asked for.
 
 Found by name among the project's branches and its parent resolved as every branch's (finding.py); the pure rules
-(``rules_problem``, ``schema_problem``, ``masking_plan``, ``fingerprints``) are unit-tested; ``AnonymizedBranch``
+(``rules_problem``, ``schema_problem``, ``masking_plan``, ``diff_rules``) are unit-tested; ``AnonymizedBranch``
 is a Writer (writer.py).
 """
 
@@ -141,7 +145,7 @@ def same_rules(current, wanted):
 
 def rules_problem(rules):
     """Why ``rules`` (the option) cannot be sent, whatever the service holds, or None. A rule is named by its place
-    (``rule 2``), never by its names or function: they are sensitive. Checked before any request."""
+    (``rule 2``) and what it masks, never by its function or value (no_log). Checked before any request."""
     if not rules:
         return "masking_rules must hold at least one rule: an anonymized branch without rules is a copy of its " \
                "parent's data, unmasked"
@@ -160,67 +164,67 @@ def rules_problem(rules):
             return "rule %d of masking_rules has both a masking_function and a masking_value: give one of them" % number
         column = tuple(rule[name] for name in NAME_FIELDS)
         if column in columns:
-            return "rules %d and %d of masking_rules mask the same column: give one rule per column" % (
-                columns[column], number)
+            return "rules %d and %d of masking_rules mask the same column, %s: give one rule per column" % (
+                columns[column], number, column_label(rule))
         columns[column] = number
     return None
 
 
-FIELD_WORDS = dict(database_name="database", schema_name="schema", table_name="table", column_name="column",
-                   masking_function="masking function", masking_value="masking value")
+def column_label(rule):
+    """The column a rule masks, as a message or the diff names it: ``database.schema.table.column``."""
+    return ".".join(rule[name] for name in NAME_FIELDS)
 
 
 def schema_problem(rules, databases, tables_of, where):
     """Why ``rules`` name what the branch ``where`` (a label) does not have, or None: the first rule naming a
-    database, schema, table or column it has not, and what it has there. ``databases``: its databases' names;
-    ``tables_of(database)``: that database's tables (schemas.py's JSON tables: schema, name, columns).
-
-    Written for what a user reads: Ansible hides every string of masking_rules (no_log) wherever it appears in the
-    message, within words too, so the rule is named by its place and what it names by the field (``its table``),
-    never by its value; the branch's own names are listed, and one that a rule holds too (shown as ``********``)
-    is followed by which rule's field it is, so that the list is still readable."""
+    database, schema, table or column it has not, what it asked for, and what the branch has there. ``databases``:
+    its databases' names; ``tables_of(database)``: that database's tables (schemas.py's JSON tables: schema, name,
+    columns). Nothing of a rule's masking function or value is in it (no_log)."""
     def listed(names):
-        return ", ".join(_annotated(name, rules) for name in names) or "none"
+        return ", ".join(names) or "none"
 
     for number, rule in enumerate(rules, 1):
         lead = "rule %d of masking_rules: " % number
-        database = rule["database_name"]
+        database, schema, table, column = (rule[name] for name in NAME_FIELDS)
         if database not in databases:
-            return lead + "%s has no such database; its databases are: %s" % (where, listed(sorted(databases)))
+            return lead + "%s has no database %s; its databases are: %s" % (
+                where, _quoted(database), listed(sorted(databases)))
         tables = tables_of(database)
-        schemas = sorted(set(table["schema"] for table in tables))
-        if rule["schema_name"] not in schemas:
-            return lead + "its database in %s has no such schema with tables; its schemas with tables are: %s" % (
-                where, listed(schemas))
-        in_schema = [table for table in tables if table["schema"] == rule["schema_name"]]
-        named = [table for table in in_schema if table["name"] == rule["table_name"]]
+        schemas = sorted(set(item["schema"] for item in tables))
+        if schema not in schemas:
+            return lead + "database %s of %s has no schema %s with tables; its schemas with tables are: %s" % (
+                _quoted(database), where, _quoted(schema), listed(schemas))
+        in_schema = [item for item in tables if item["schema"] == schema]
+        named = [item for item in in_schema if item["name"] == table]
         if not named:
-            return lead + "its schema (in its database) in %s has no such table; its tables there are: %s" % (
-                where, listed(sorted(table["name"] for table in in_schema)))
-        columns = [column["name"] for column in named[0]["columns"]]
-        if rule["column_name"] not in columns:
-            return lead + "its table (in its schema and database) in %s has no such column; its columns are: %s" % (
-                where, listed(columns))
+            return lead + "schema %s (database %s) of %s has no table %s; its tables there are: %s" % (
+                _quoted(schema), database, where, _quoted(table), listed(sorted(item["name"] for item in in_schema)))
+        columns = [item["name"] for item in named[0]["columns"]]
+        if column not in columns:
+            return lead + "table %s (schema %s, database %s) of %s has no column %s; its columns are: %s" % (
+                _quoted(table), schema, database, where, _quoted(column), listed(columns))
     return None
 
 
-def _annotated(name, rules):
-    """A name of the branch as listed in a message: followed, when a rule holds it too (so that Ansible shows it as
-    ``********``), by the first rule and field that does."""
-    for number, rule in enumerate(rules, 1):
-        for field in RULE_FIELDS:
-            if rule.get(field) == name:
-                return "%s (rule %d's %s)" % (name, number, FIELD_WORDS[field])
-    return name
+def _quoted(name):
+    return "'%s'" % name
 
 
-def fingerprints(rules, salt):
-    """Each rule as a fingerprint for the diff, sorted: the same rule the same within one run (``salt``, random per
-    run), so that the diff shows which rules stay, go and come, and nothing of what they name or how they mask."""
+def diff_rules(rules, salt):
+    """The rules as the diff shows them, sorted: each as the column it masks, whether by a function or a value, and a
+    fingerprint of that function or value (``neondb.public.customers.email: masking_function (fingerprint
+    3f2a9c1b7d0e)``). The fingerprint is the same for the same masking within one run (``salt``, random per run), so
+    that the diff shows which rules stay, go, come and mask otherwise, and nothing of how they mask."""
     shown = []
     for rule in rules:
-        digest = hashlib.sha256(salt + json.dumps(rule_key(rule_of(rule))).encode("utf-8")).hexdigest()
-        shown.append("rule %s" % digest[:12])
+        kept = rule_of(rule)
+        given = [name for name in MASKING_FIELDS if name in kept]
+        for name in given:
+            masking = json.dumps([name, function_key(kept[name]) if name == "masking_function" else kept[name]])
+            digest = hashlib.sha256(salt + masking.encode("utf-8")).hexdigest()
+            shown.append("%s: %s (fingerprint %s)" % (column_label(kept), name, digest[:12]))
+        if not given:  # the service's rule with neither (none of ours is sent so)
+            shown.append("%s: no masking" % column_label(kept))
     return sorted(set(shown))
 
 
@@ -387,11 +391,11 @@ class AnonymizedBranch(Writer):
         rules, state = current
         before = {} if self.branch is None else {
             "name": self.name, "parent_id": self.branch.get("parent_id"), "state": state,
-            "masking_rules": fingerprints(rules or [], self.salt)}
+            "masking_rules": diff_rules(rules or [], self.salt)}
         after = {"name": self.name, "parent_id": self.parent["id"] if self.branch is None else
                  self.branch.get("parent_id"),
                  "state": ANONYMIZED if plan.anonymize else state,
-                 "masking_rules": fingerprints(self.rules, self.salt)}
+                 "masking_rules": diff_rules(self.rules, self.salt)}
         if plan.anonymize:
             after["masked_again" if self.branch is not None else "masked"] = plan.why
         return before, after
@@ -456,9 +460,10 @@ class AnonymizedBranch(Writer):
                 return self._adopted(branch), True
             self.task.wait_idle(self.project_id, "created %s (%s)" % (self.label, branch["id"]))
             return branch, True
-        # Its connection URI (the create's answer holds one, for its compute) is not kept: Ansible hides every string
-        # of the rules in the task's output (no_log), a database's name too, which would garble it; the parent's role
-        # and password are the branch's, so neon.cloud.connection_info reads it whole.
+        # Its connection URI (the create's answer holds one, for its compute) is not kept: Ansible hides each rule's
+        # masking function and value (no_log) wherever it appears in the task's output, and a short literal (a value
+        # "x", "0" or "shop") is part of many URIs, which it would garble; the parent's role and password are the
+        # branch's, so neon.cloud.connection_info, which has no rules, reads it whole.
         try:
             branch = answers.item_of(data, "POST", path, "branch", BRANCH_FIELDS)
         except UnexpectedAnswer as error:

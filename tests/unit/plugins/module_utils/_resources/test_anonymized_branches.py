@@ -2,20 +2,22 @@
 # Copyright (c) neon.cloud contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """_resources/anonymized_branches.py: the pure rules of an anonymized branch - which rules are refused before any
-request, a rule naming what the branch does not have, the set comparison, when a rerun masks again, the diff's
-fingerprints, and a masking that ended badly."""
+request, a rule naming what the branch does not have, the set comparison, when a rerun masks again, the rules as the
+diff shows them (each column, and a fingerprint of its masking), and a masking that ended badly."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+import re
 
 import pytest
 
 from ansible_collections.neon.cloud.plugins.module_utils._resources.anonymized_branches import (
     ALWAYS,
     WHEN_CHANGED,
+    diff_rules,
     ended_badly,
-    fingerprints,
     masking_plan,
     options_problem,
     rules_problem,
@@ -48,12 +50,13 @@ def test_rules_as_documented_pass():
     ([NAME, dict(EMAIL, masking_function="")], "rule 2 of masking_rules has neither"),
     ([dict(EMAIL, masking_value="x")], "rule 1 of masking_rules has both"),
     ([dict(EMAIL, column_name=" ")], "rule 1 of masking_rules has no column_name"),
-    ([EMAIL, dict(EMAIL, masking_function="anon.hash(email)")], "rules 1 and 2 of masking_rules mask the same column"),
+    ([EMAIL, dict(EMAIL, masking_function="anon.hash(email)")],
+     "rules 1 and 2 of masking_rules mask the same column, shop.public.customers.email: give one rule per column"),
 ])
-def test_rules_that_cannot_be_sent_are_refused_by_their_place_never_their_names(rules, words):
+def test_rules_that_cannot_be_sent_are_refused_by_their_place_never_their_masking(rules, words):
     problem = rules_problem(rules)
     assert words in problem
-    for value in ("customers", "email", "anon.fake_email", "anon.hash"):
+    for value in ("anon.fake_email", "anon.hash", "customer'", "'x'"):
         assert value not in problem
 
 
@@ -76,24 +79,32 @@ def test_rules_naming_what_the_parent_has_pass():
 
 
 @pytest.mark.parametrize("rule, words", [
-    (dict(EMAIL, database_name="shopp"), "rule 2 of masking_rules: the parent 'main' has no such database; its "
-                                         "databases are: neondb, shop (rule 1's database)"),
-    (dict(EMAIL, schema_name="sales"), "rule 2 of masking_rules: its database in the parent 'main' has no such schema "
-                                       "with tables; its schemas with tables are: billing, public (rule 1's schema)"),
-    (dict(EMAIL, table_name="customer"), "rule 2 of masking_rules: its schema (in its database) in the parent 'main' "
-                                         "has no such table; its tables there are: customers (rule 1's table), orders"),
-    (dict(EMAIL, column_name="emial"), "rule 2 of masking_rules: its table (in its schema and database) in the parent "
-                                       "'main' has no such column; its columns are: id, email, name (rule 1's column)"),
+    (dict(EMAIL, database_name="shopp"), "rule 2 of masking_rules: the parent 'main' has no database 'shopp'; its "
+                                         "databases are: neondb, shop"),
+    (dict(EMAIL, schema_name="sales"), "rule 2 of masking_rules: database 'shop' of the parent 'main' has no schema "
+                                       "'sales' with tables; its schemas with tables are: billing, public"),
+    (dict(EMAIL, table_name="customer"), "rule 2 of masking_rules: schema 'public' (database shop) of the parent 'main' "
+                                         "has no table 'customer'; its tables there are: customers, orders"),
+    (dict(EMAIL, column_name="emial"), "rule 2 of masking_rules: table 'customers' (schema public, database shop) of "
+                                       "the parent 'main' has no column 'emial'; its columns are: id, email, name"),
 ])
-def test_a_rule_naming_what_the_parent_has_not_is_refused_naming_what_there_is(rule, words):
+def test_a_rule_naming_what_the_parent_has_not_is_refused_naming_what_it_asked_for_and_what_there_is(rule, words):
     assert schema_problem([NAME, rule], ["shop", "neondb"], tables_of, "the parent 'main'") == words
 
 
-def test_a_schema_problem_names_no_value_of_the_rule_at_fault():
-    problem = schema_problem([dict(EMAIL, table_name="clients", column_name="mail")], ["shop"], tables_of, "the parent")
-    assert "rule 1 of masking_rules" in problem
-    for value in ("clients", "mail ", "anon.fake_email"):
+def test_a_schema_problem_names_what_the_rule_asked_for_and_nothing_of_its_masking():
+    problem = schema_problem([NAME, dict(EMAIL, table_name="clients", column_name="mail")], ["shop"], tables_of,
+                             "the parent")
+    assert problem == "rule 2 of masking_rules: schema 'public' (database shop) of the parent has no table " \
+                      "'clients'; its tables there are: customers, orders"
+    for value in ("anon.fake_email", "customer'", "customer,"):
         assert value not in problem
+
+
+def test_a_schema_problem_says_none_when_there_is_nothing_there():
+    problem = schema_problem([EMAIL], ["shop"], lambda database: [], "the branch 'pr-1' (br-x)")
+    assert problem == "rule 1 of masking_rules: database 'shop' of the branch 'pr-1' (br-x) has no schema 'public' " \
+                      "with tables; its schemas with tables are: none"
 
 
 # ---------------------------------------------------------------------------------------------- comparing and deciding
@@ -115,8 +126,8 @@ def test_rules_compare_as_a_set():
 def test_masking_functions_that_differ_only_in_whitespace_are_the_same_rule(echoed, asked):
     assert same_rules([dict(EMAIL, masking_function=echoed)], [dict(EMAIL, masking_function=asked)])
     salt = b"0123456789abcdef"
-    assert fingerprints([dict(EMAIL, masking_function=echoed)], salt) == \
-        fingerprints([dict(EMAIL, masking_function=asked)], salt)  # the diff shows no change either
+    assert diff_rules([dict(EMAIL, masking_function=echoed)], salt) == \
+        diff_rules([dict(EMAIL, masking_function=asked)], salt)  # the diff shows no change either
     assert not masking_plan(BRANCH, [dict(EMAIL, masking_function=echoed)], "anonymized",
                             [dict(EMAIL, masking_function=asked)], WHEN_CHANGED).changed
 
@@ -172,15 +183,22 @@ def test_a_branch_that_failed_to_initialize_is_refused_with_its_id():
 
 # ---------------------------------------------------------------------------------------------- diff and failures
 
-def test_fingerprints_show_which_rules_stay_and_nothing_of_them():
+def test_the_diff_shows_each_rules_column_and_a_fingerprint_of_its_masking_never_the_masking():
     salt = b"0123456789abcdef"
-    before, after = fingerprints([EMAIL], salt), fingerprints([NAME, EMAIL], salt)
-    assert len(after) == 2 and before[0] in after
-    assert fingerprints([NAME, EMAIL], salt) == fingerprints([EMAIL, NAME], salt)
+    before, after = diff_rules([EMAIL], salt), diff_rules([NAME, EMAIL], salt)
+    assert len(after) == 2 and before[0] in after  # the rule that stays is the same line
+    assert diff_rules([NAME, EMAIL], salt) == diff_rules([EMAIL, NAME], salt)
+    assert [line.split(" (fingerprint ")[0] for line in after] == [
+        "shop.public.customers.email: masking_function", "shop.public.customers.name: masking_value"]
+    for line in after:
+        assert re.match(r"^.*: masking_(function|value) \(fingerprint [0-9a-f]{12}\)$", line), line
     shown = " ".join(after)
-    for value in ("shop", "customers", "email", "name", "anon", "customer"):
-        assert value not in shown.replace("rule ", "")
-    assert fingerprints([EMAIL], b"another run's salt") != before  # not guessable from one run to the next
+    for value in ("anon", "fake_email", "customer)", "customer "):
+        assert value not in shown
+    # another function on the same column: the same column, another fingerprint
+    changed = diff_rules([dict(EMAIL, masking_function="anon.hash(email)")], salt)
+    assert changed != before and changed[0].split(" (")[0] == before[0].split(" (")[0]
+    assert diff_rules([EMAIL], b"another run's salt") != before  # not guessable from one run to the next
 
 
 @pytest.mark.parametrize("state, words", [
