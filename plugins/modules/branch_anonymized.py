@@ -89,7 +89,7 @@ options:
           - A PostgreSQL Anonymizer function whose result replaces each value, such as V(anon.fake_email()),
             V(anon.fake_first_name()), V(anon.random_string(10)) or V(anon.hash(email)).
           - One of O(masking_rules[].masking_function) and O(masking_rules[].masking_value) is required.
-          - Hidden from the task's output (C(no_log)): it may carry a salt or a seed.
+          - Hidden from the task's output (C(no_log)) - it may carry a salt or a seed.
         type: str
       masking_value:
         description:

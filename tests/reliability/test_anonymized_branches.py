@@ -79,11 +79,6 @@ def assert_nothing_garbled(result):
     assert "********" not in result.text(), "a part of the task's output is hidden: %s" % result.text()[-3000:]
 
 
-def column_of(rule):
-    return "%s.%s.%s.%s" % (rule["database_name"], rule.get("schema_name", "public"), rule["table_name"],
-                            rule["column_name"])
-
-
 DIFF_RULE = re.compile(r"^(?P<column>[^ ]+): (?P<kind>masking_function|masking_value) \(fingerprint [0-9a-f]{12}\)$")
 
 
@@ -274,7 +269,7 @@ def test_check_mode_sends_no_change_and_the_diff_shows_each_rules_column_and_a_f
     diff = result["diff"]
     assert diff["before"] == {}
     assert diff_columns(diff["after"]["masking_rules"]) == [("neondb.public.customers.email", "masking_function"),
-                                                             ("neondb.public.customers.name", "masking_value")]
+                                                            ("neondb.public.customers.name", "masking_value")]
     assert_rules_hidden(predicted)
     assert_nothing_garbled(predicted)
 
