@@ -199,6 +199,8 @@ def test_the_diff_shows_each_rules_column_and_a_fingerprint_of_its_masking_never
     changed = diff_rules([dict(EMAIL, masking_function="anon.hash(email)")], salt)
     assert changed != before and changed[0].split(" (")[0] == before[0].split(" (")[0]
     assert diff_rules([EMAIL], b"another run's salt") != before  # not guessable from one run to the next
+    # a rule the service holds with neither (the module sends none so) is still a line of the diff
+    assert diff_rules([dict(EMAIL, masking_function=None)], salt) == ["shop.public.customers.email: no masking"]
 
 
 @pytest.mark.parametrize("state, words", [
