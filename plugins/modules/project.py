@@ -192,10 +192,10 @@ options:
                 offers for the project's Postgres version are read first; one not offered fails the task naming those
                 that are, and nothing is changed.
               - The service offers them per Postgres version. Before a create (in check mode too) they are read of a
-                project of the same version (O(pg_version), else 17) that the key sees, in the organization the
-                project would be made in when known; one not offered fails the task naming those that are, and
-                nothing is created. When the key sees no project of that version, they are sent unchecked and a
-                warning says so.
+                project of the same version (O(pg_version), else 17) that the key sees, in the organization and
+                region the project would be made in when known; one not offered fails the task naming those that
+                are, and nothing is created. When the key sees no such project, or cannot read its list, nothing is
+                refused, and a warning says the libraries were not checked.
             type: list
             elements: str
       enable_logical_replication:

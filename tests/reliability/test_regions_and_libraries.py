@@ -181,3 +181,40 @@ def test_a_create_without_libraries_costs_no_request_more_and_one_with_them_two(
     assert without[("GET", PROJECTS)] == 1 and without[("GET", "<libraries>")] == 0  # the name's search only
     assert with_libraries - without == collections.Counter({("GET", PROJECTS): 1, ("GET", "<libraries>"): 1})
     assert without - with_libraries == collections.Counter()
+
+
+def test_a_project_of_the_version_whose_list_cannot_be_read_leaves_the_libraries_unchecked_not_the_create_failed(
+        fresh_sim):
+    sim = fresh_sim
+    new_project(sim, org_id=rel.ORG_ID, pg_version=18)  # the only Postgres 18 project: deleted meanwhile, say (404)
+    sim.add_fault(method="GET", path="/api/v2/projects/*/available_preload_libraries", status=404, count=1)
+    name = rel.unique_name("libs-gone")
+    seq = last_seq(sim)
+    created = ok(run(sim, "project", name=name, org_id=rel.ORG_ID, pg_version=18, settings=libraries(["pg_cron"])))
+    assert created["changed"] is True and listed(sim, name) != []
+    warned = [warning for warning in warning_texts(created) if "could not be checked" in warning]
+    assert len(warned) == 1 and "could not be read" in warned[0] and "HTTP 404" in warned[0], warned
+    assert len(library_reads(sim, seq)) == 1
+
+
+def test_a_project_of_the_version_in_another_region_is_not_taken_for_the_list_of_a_create_in_a_region(fresh_sim):
+    sim = fresh_sim
+    new_project(sim, org_id=rel.ORG_ID, pg_version=18, region_id="aws-us-east-2")  # timescaledb not offered there
+    name = rel.unique_name("libs-region")
+    seq = last_seq(sim)
+    created = ok(run(sim, "project", name=name, org_id=rel.ORG_ID, pg_version=18, region_id="aws-eu-central-1",
+                     settings=libraries(["timescaledb"])))
+    assert created["changed"] is True and created["project"]["region_id"] == "aws-eu-central-1"
+    warned = [warning for warning in warning_texts(created) if "could not be checked" in warning]
+    assert len(warned) == 1 and "in region aws-eu-central-1 this key sees runs Postgres 18" in warned[0], warned
+    assert library_reads(sim, seq) == []
+
+
+def test_a_create_without_pg_version_is_checked_against_the_default_version_and_says_so(sim):
+    new_project(sim, org_id=rel.ORG_ID)  # a Postgres 17 project (the document's default) the key sees
+    name = rel.unique_name("libs-default")
+    seq = last_seq(sim)
+    refused = failed(run(sim, "project", name=name, org_id=rel.ORG_ID, settings=libraries(["pg_bogus"])))
+    assert "'pg_bogus' is not offered for Postgres 17 (pg_version is not given: the service's default version)" in \
+        refused["msg"]
+    assert changes_since(sim, seq) == [] and listed(sim, name) == []

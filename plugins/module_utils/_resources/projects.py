@@ -19,7 +19,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.neon.cloud.plugins.module_utils._account.availability import (
-    DEFAULT_PG_VERSION,
     available_libraries,
     available_regions,
     libraries_at_create,
@@ -252,9 +251,9 @@ class Project(Resource):
         (docs/docsite/rst/api-behaviour.rst, "Regions and preload libraries"): a create's region (``GET /regions``,
         the organization's: one request); the preload libraries a create enables, those of its Postgres version
         (``pg_version``, else the document's default 17) as a project of that version the key sees (in the
-        organization the project would be made in, when known) lists them: ``GET /projects`` pages of 400 read only
-        until one is found, then its ``available_preload_libraries`` (one request); none found, a warning says the
-        create sends them unchecked; the preload libraries an update adds (the project's
+        organization and region the project would be made in, when known) lists them: ``GET /projects`` pages of 400
+        read only until one is found, then its ``available_preload_libraries`` (one request); none found, or its list
+        not readable, a warning says they were not checked and nothing is refused; the preload libraries an update adds (the project's
         ``available_preload_libraries``: one request). A task that creates without naming libraries, or finds the
         project as asked, costs no request here."""
         if current is None:
@@ -266,8 +265,8 @@ class Project(Resource):
             wanted = dig(options, "settings.preload_libraries.enabled_libraries")
             if not wanted:
                 return None
-            problem, warning = libraries_at_create(self.client, wanted, options.get("pg_version") or DEFAULT_PG_VERSION,
-                                                   org_id)
+            problem, warning = libraries_at_create(self.client, wanted, options.get("pg_version"), org_id,
+                                                   options.get("region_id"))
             if warning and warning not in self.task.warnings:
                 self.task.warnings.append(warning)
             return problem
