@@ -208,7 +208,8 @@ def test_a_rules_function_and_value_stay_out_of_every_output_and_its_names_are_s
                              message="masking failed: anon.random_string(4) and %s on neondb.public.customers" % LITERAL)
     runs = [anonymized(sim, pid, check_mode=True, diff=True, masking_rules=[NAME, PLAN])]
     runs.append(anonymized(sim, pid, diff=True, masking_rules=[NAME, PLAN]))
-    assert "ended in state error: masking failed: ******** and ******** on neondb.public.customers" in \
+    # The client's scrubber hides them (in any form the service may echo) before Ansible's no_log would.
+    assert "ended in state error: masking failed: <redacted> and <redacted> on neondb.public.customers" in \
         failed(runs[-1])["msg"]
     runs.append(anonymized(sim, pid, diff=True, masking_rules=[EMAIL, NAME]))
     ok(runs[-1])
@@ -222,6 +223,63 @@ def test_a_rules_function_and_value_stay_out_of_every_output_and_its_names_are_s
             assert (rule["database_name"], rule["schema_name"], rule["table_name"]) == ("neondb", "public", "customers")
             given = [name for name in ("masking_function", "masking_value") if rule[name] is not None]
             assert [rule[name] for name in given] == ["VALUE_SPECIFIED_IN_NO_LOG_PARAMETER"]
+
+
+def assert_no_piece_of(result, pieces):
+    """None of ``pieces`` (parts of a rule's masking function or value, as the service may echo it altered) anywhere
+    in what the task printed."""
+    text = result.text()
+    for piece in pieces:
+        assert piece not in text, "a piece of a masking rule (%r) is in the task's output: %s" % (piece, text[-3000:])
+
+
+# A function long enough to be hidden piece by piece, with a run of spaces; a value with a quote, which SQL doubles.
+SALTED = dict(EMAIL, masking_function="anon.pseudo_email(email,   'Pepper-5b8e2d71')")
+QUOTED = dict(NAME, masking_value="O'Brien-Lit-8c1d")
+SALTED_PIECES = ("pseudo_email", "Pepper", "5b8e2d71", "Brien", "Lit-8c1d")
+
+
+def test_a_status_message_echoing_a_rules_function_or_value_altered_shows_no_piece_of_them(sim):
+    """Ansible's no_log hides a function or value only as given: the service's status message may echo it with its
+    spaces made one, SQL-escaped, or cut. None of that reaches the message, the result or -vvv."""
+    pid, _main = shop(sim)
+    sim.script_anonymization(outcome="error", project_id=pid, message=(
+        "masking failed: anon.pseudo_email(email, 'Pepper-5b8e2d71') raised for\n  'O''Brien-Lit-8c1d' on "
+        "neondb.public.customers; retried anon.pseudo_email(email, 'Pepp"))
+    failure = anonymized(sim, pid, masking_rules=[SALTED, QUOTED])
+    result = failed(failure)
+    branch = branch_named(sim, pid, "pr-1-anon")
+    assert "ended in state error: masking failed: <redacted>" in result["msg"]
+    assert "on neondb.public.customers" in result["msg"] and "The branch exists (id %s)" % branch["id"] in result["msg"]
+    assert result["anonymized_status"]["state"] == "error"
+    assert "<redacted>" in result["anonymized_status"]["status_message"]
+    assert result["branch"]["id"] == branch["id"] and result["branch"]["name"] == "pr-1-anon"
+    assert_no_piece_of(failure, SALTED_PIECES)
+    assert_nothing_garbled(failure)
+
+
+def test_rules_changed_from_an_old_function_hide_the_old_function_the_services_status_message_names(sim):
+    """The rules the service holds (an earlier run's) are secrets too once read: a status message of the earlier
+    masking, or of this run's, naming the old function shows no piece of it, though this task does not name it."""
+    pid, _main = shop(sim)
+    old = dict(EMAIL, masking_function="anon.pseudo_email(email, 'Old-Salt-31c7a9')")
+    sim.script_anonymization(outcome="error", project_id=pid,
+                             message="masking failed at anon.pseudo_email(email,  'Old-Salt-31c7a9')")
+    failed(anonymized(sim, pid, masking_rules=[old, NAME]))
+
+    predicted = anonymized(sim, pid, check_mode=True, diff=True, masking_rules=[EMAIL, NAME])
+    result = ok(predicted)
+    assert result["changed"] is True and result["anonymized_status"]["state"] == "error"
+    assert result["anonymized_status"]["status_message"] == "masking failed at <redacted>"
+    assert_no_piece_of(predicted, ("pseudo_email", "Old-Salt", "31c7a9"))
+
+    sim.script_anonymization(outcome="error", project_id=pid, message=(
+        "masking failed; the rules were anon.pseudo_email(email, 'Old-Salt-31c7a9') before"))
+    replaced = anonymized(sim, pid, masking_rules=[EMAIL, NAME])
+    assert "ended in state error: masking failed; the rules were <redacted> before" in failed(replaced)["msg"]
+    assert replaced.result["anonymized_status"]["status_message"] == "masking failed; the rules were <redacted> before"
+    assert_no_piece_of(replaced, ("pseudo_email", "Old-Salt", "31c7a9"))
+    assert_rules_hidden(replaced)
 
 
 # ---------------------------------------------------------------------------------------------- refused before sending

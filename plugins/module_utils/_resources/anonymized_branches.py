@@ -278,8 +278,25 @@ def options_problem(options):
     return rules_problem(options.get("masking_rules") or [])
 
 
+def masking_forms(rule):
+    """The forms in which a rule's masking function and value may come back in the service's text, each to be
+    hidden as a secret (the client's SecretScrubber adds their JSON-, Python- and percent-escaped forms): as given,
+    as function_key reads a function, with its whitespace runs made one space (as a message on one line shows it),
+    and with its single quotes doubled (as SQL quotes a literal)."""
+    forms = []
+    for name in MASKING_FIELDS:
+        masking = rule.get(name)
+        if not isinstance(masking, str) or not masking:
+            continue
+        for form in (masking, function_key(masking) if name == "masking_function" else masking,
+                     " ".join(masking.split())):
+            forms.extend((form, form.replace("'", "''")))
+    return sorted(set(forms))
+
+
 def ended_badly(branch, status):
-    """The failure's sentence for a masking that ended in ``error`` or ``initialization_error``."""
+    """The failure's sentence for a masking that ended in ``error`` or ``initialization_error`` (``status`` as
+    read: its message scrubbed of the rules' masking)."""
     said = status.get("status_message") or "no status message"
     if status["state"] == INITIALIZATION_ERROR:
         advice = "delete it (neon.cloud.branch, state: absent) and run the task again"
@@ -310,12 +327,29 @@ class AnonymizedBranch(Writer):
         self.name = options["name"]
         self.parent_asked = options.get("parent")
         self.rules = [rule_of(rule) for rule in options["masking_rules"]]
+        self._remember_masking(self.rules)
         self.anonymize = options["anonymize"]
         self.branches = []
         self.branch = None
         self.parent = None
         self.salt = os.urandom(16)
         self.label = "anonymized branch %r" % self.name
+
+    def _remember_masking(self, rules):
+        """Each rule's masking function and value are secrets to the client from here on: Ansible's no_log hides
+        only a string as given, and the service's text may echo one altered (whitespace made one space, cut,
+        JSON- or SQL-escaped), in a status message or an error. The client's scrubber hides every form
+        (masking_forms), in every message and result of the task (a form shorter than SECRET_MIN is left to
+        no_log; one shorter than SECRET_PIECES_FROM is hidden whole only, not a cut piece of it)."""
+        for rule in rules:
+            for form in masking_forms(rule):
+                self.client.remember_secret(form)
+
+    def _scrubbed(self, status):
+        """The status with its message scrubbed of every secret the client knows (the rules' masking)."""
+        if isinstance(status.get("status_message"), str):
+            status = dict(status, status_message=self.client.scrubber.scrub(status["status_message"]))
+        return status
 
     # ------------------------------------------------------------------------------------------ read and decide
 
@@ -335,10 +369,15 @@ class AnonymizedBranch(Writer):
                           "or delete it first" % (branch_label(self.branch), self.branch.get("parent_id"),
                                                   branch_label(self.parent)))
         status = self._status(self.branch, refuse_other=True)
-        if not self.task.check_mode and self.task.wait:
-            status = self._wait_ended(self.branch, status, started=False)  # a masking under way (another run's)
+        if not self.task.check_mode and self.task.wait and status["state"] in (CREATED, ANONYMIZING):
+            # A masking under way (another run's): the rules it masks with are known to the scrubber before its
+            # status message is quoted; they are read again once it has ended (that run may have replaced them).
+            self._rules(self.branch)
+            status = self._wait_ended(self.branch, status, started=False)
+        rules = self._rules(self.branch)
+        status = self._scrubbed(status)
         self.task.kept["anonymized_status"] = status
-        return self._rules(self.branch), status["state"]
+        return rules, status["state"]
 
     def _parent(self):
         if self.project_id is None or not self.project_id.strip():
@@ -534,7 +573,7 @@ class AnonymizedBranch(Writer):
             return False, status
         self.task.did("started the masking of %s (%s)" % (self.label, branch["id"]))
         try:
-            status = answers.Checker("POST", path).fields(data, "the answer", **STATUS_FIELDS)
+            status = self._scrubbed(answers.Checker("POST", path).fields(data, "the answer", **STATUS_FIELDS))
         except UnexpectedAnswer as error:
             raise self.task.failure("its answer cannot be used: %s" % error.describe(), error)
         return True, status
@@ -542,8 +581,11 @@ class AnonymizedBranch(Writer):
     # ------------------------------------------------------------------------------------------ reading and waiting
 
     def _rules(self, branch):
+        """The rules the service holds, their masking known to the client's scrubber as soon as they are read."""
         path = project_path(self.project_id, "branches", branch["id"], "masking_rules")
-        return answers.items_of(self.client.get(path), "GET", path, "masking_rules", RULE_ANSWER_FIELDS)
+        rules = answers.items_of(self.client.get(path), "GET", path, "masking_rules", RULE_ANSWER_FIELDS)
+        self._remember_masking(rules)
+        return rules
 
     def _status(self, branch, refuse_other=False):
         """The branch's masking status, checked. ``refuse_other``: a branch the service has no status for is no
@@ -557,7 +599,7 @@ class AnonymizedBranch(Writer):
                               "choose another name, or delete it first" % (branch_label(branch), error.describe()),
                               error)
             raise
-        return answers.Checker("GET", path).fields(data, "the answer", **STATUS_FIELDS)
+        return self._scrubbed(answers.Checker("GET", path).fields(data, "the answer", **STATUS_FIELDS))
 
     def _wait_ended(self, branch, status, started, ran_out=None):
         """Poll the masking status until it has ended (``anonymized``, ``error``, ``initialization_error``), within
