@@ -28,12 +28,20 @@ description:
   - B(How a rule masks is hidden, what it masks is shown.) Neon's document marks every field of a rule sensitive.
     O(masking_rules[].masking_function) and O(masking_rules[].masking_value) are C(no_log) as a password is - a
     function can carry a salt or a seed (V(anon.hash(...)), a pseudo function), a value is data of its own - so
-    Ansible hides each of them wherever it appears in the task's output, C(-vvv) and the service's messages included,
-    and the task puts neither into a message, a warning or the diff. A rule's database, schema, table and column are
-    shown as any other name of the branch (M(neon.cloud.branch_schema_info) lists them anyway) - Ansible hides a
-    C(no_log) string within other words too, so hiding these common words (V(name), V(email), V(public), V(neondb))
-    would garble the returned ids, names and connection details in every result (a rule on a column V(name) made
-    the branch id V(br-nameless-fire-osrvvtni) V(br-********less-fire-osrvvtni)).
+    Ansible hides each of them, as written, wherever it appears in the task's output, C(-vvv) included, and the
+    task puts neither into a message, a warning or the diff.
+  - The service's status messages and errors may echo a function or value altered (its spaces made one, SQL- or
+    JSON-escaped, cut), which C(no_log) does not catch. So the task also replaces by V(<redacted>), in its messages
+    and results, each rule's function and value in those forms, this task's rules and the ones the branch held
+    before. A function or value of 20 characters or more is hidden piece by piece (any 6 of its characters in a
+    row, also within a returned name that holds them); a shorter one only whole, so a cut echo of it can show;
+    one of fewer than 4 characters is hidden only by C(no_log), as written.
+  - A rule's database, schema, table and column are shown as any other name of the branch
+    (M(neon.cloud.branch_schema_info) lists them anyway) - Ansible hides a C(no_log) string within other words
+    too, so hiding these common words (V(name), V(email), V(public), V(neondb)) would garble the returned ids, names
+    and connection details in every result (a rule on a column V(name) made the branch id
+    V(br-nameless-fire-osrvvtni) V(br-********less-fire-osrvvtni)). Neon's document marks them sensitive too - to
+    hide them, set the task keyword C(no_log: true), which hides the task's whole result.
   - For the same reason a masking value is hidden wherever its characters appear in the output, within other
     strings too - a very short literal (V(x), V(0), V(a)) hides those characters in every returned id, name and
     time. Prefer a distinctive literal (V(A. Customer), V(masked-email)) to one or two characters.

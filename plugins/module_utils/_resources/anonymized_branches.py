@@ -13,7 +13,10 @@ states: ``created``, ``initialized``, ``initialization_error``, ``anonymizing``,
 
 The document marks every field of a rule ``x-sensitive``. The module keeps what masks out of the output: a rule's
 ``masking_function`` (it may hold a salt or a seed) and ``masking_value`` are ``no_log`` suboptions, and nothing
-here puts either into a message, a warning or the diff (the diff shows a fingerprint of each rule's masking). A
+here puts either into a message, a warning or the diff (the diff shows a fingerprint of each rule's masking). As
+no_log hides a string only as written, and the service may echo one altered (a status message, an error), each is
+a secret to the client's SecretScrubber too, in the forms masking_forms gives, and so are those of the rules the
+service holds, as soon as they are read. A
 rule's database, schema, table and column are shown as any other name of the branch (neon.cloud.branch_schema_info
 lists them): Ansible hides a no_log string wherever it appears, within words too, so hiding them garbled the
 returned ids and names and every message that held one of those words (``name`` in ``br-nameless-...``,
