@@ -41,7 +41,7 @@ description:
     too, so hiding these common words (V(name), V(email), V(public), V(neondb)) would garble the returned ids, names
     and connection details in every result (a rule on a column V(name) made the branch id
     V(br-nameless-fire-osrvvtni) V(br-********less-fire-osrvvtni)). Neon's document marks them sensitive too - to
-    hide them, set the task keyword C(no_log: true), which hides the task's whole result.
+    hide them, set the task keyword C(no_log) to V(true), which hides the task's whole result.
   - For the same reason a masking value is hidden wherever its characters appear in the output, within other
     strings too - a very short literal (V(x), V(0), V(a)) hides those characters in every returned id, name and
     time. Prefer a distinctive literal (V(A. Customer), V(masked-email)) to one or two characters.
