@@ -33,9 +33,11 @@ description:
   - The service's status messages and errors may echo a function or value altered (its spaces made one, SQL- or
     JSON-escaped, cut), which C(no_log) does not catch. So the task also replaces by V(<redacted>), in its messages
     and results, each rule's function and value in those forms, this task's rules and the ones the branch held
-    before. A function or value of 20 characters or more is hidden piece by piece (any 6 of its characters in a
-    row, also within a returned name that holds them); a shorter one only whole, so a cut echo of it can show;
-    one of fewer than 4 characters is hidden only by C(no_log), as written.
+    before. A function is hidden whole in those forms, never by runs of its characters (most name the column they
+    mask, which the task shows); so an echo cut short or spaced otherwise can show its name and columns, but not the
+    quoted literals in it (a salt, a seed), which are hidden as a value is. A value or quoted literal of 20
+    characters or more is hidden piece by piece (any 6 of its characters in a row); a shorter one only whole; one
+    of fewer than 4 characters only by C(no_log), as written.
   - A rule's database, schema, table and column are shown as any other name of the branch
     (M(neon.cloud.branch_schema_info) lists them anyway) - Ansible hides a C(no_log) string within other words
     too, so hiding these common words (V(name), V(email), V(public), V(neondb)) would garble the returned ids, names

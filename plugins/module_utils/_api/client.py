@@ -201,9 +201,10 @@ class NeonClient:
         self.remember_secret(api_key)
         self._fallback_key = api_key
 
-    def remember_secret(self, secret):
-        """A secret that no message may show from now on (a key created by this task)."""
-        self.scrubber.add(secret)
+    def remember_secret(self, secret, pieces=True):
+        """A secret that no message may show from now on (a key created by this task); ``pieces`` False: hidden
+        whole only (redaction.py, SecretScrubber.add)."""
+        self.scrubber.add(secret, pieces)
 
     def close(self):
         self.transport.close()

@@ -83,11 +83,13 @@ class SecretScrubber:
         for secret in secrets:
             self.add(secret)
 
-    def add(self, secret):
+    def add(self, secret, pieces=True):
+        """``secret`` hidden from now on, in every form; ``pieces`` False: only whole, never a run of it (for a text
+        whose runs are ordinary names, a masking function naming its column)."""
         if not isinstance(secret, str) or len(secret) < SECRET_MIN:
             return
         for form in set([secret, json.dumps(secret)[1:-1], repr(secret)[1:-1], quote(secret, safe="")]):
-            size = SECRET_PIECE if len(secret) >= SECRET_PIECES_FROM else len(form)
+            size = SECRET_PIECE if pieces and len(secret) >= SECRET_PIECES_FROM else len(form)
             for start in range(len(form) - size + 1):
                 self._pieces.add(form[start:start + size])
         alternatives = "|".join(re.escape(piece) for piece in sorted(self._pieces))

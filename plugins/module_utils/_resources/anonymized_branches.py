@@ -34,6 +34,7 @@ __metaclass__ = type
 import hashlib
 import json
 import os
+import re
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
@@ -281,20 +282,31 @@ def options_problem(options):
     return rules_problem(options.get("masking_rules") or [])
 
 
+# A single-quoted SQL literal in a masking function (its salt or seed, say), '' standing for a quote within it.
+_QUOTED_LITERAL = re.compile(r"'((?:[^']|'')*)'")
+
+
 def masking_forms(rule):
     """The forms in which a rule's masking function and value may come back in the service's text, each to be
     hidden as a secret (the client's SecretScrubber adds their JSON-, Python- and percent-escaped forms): as given,
     as function_key reads a function, with its whitespace runs made one space (as a message on one line shows it),
-    and with its single quotes doubled (as SQL quotes a literal)."""
-    forms = []
+    and with its single quotes doubled (as SQL quotes a literal). Sorted (form, pieces) pairs: a function is hidden
+    whole only (``pieces`` False), since a run of its characters is most often a column's name it takes as argument
+    (``_email`` of ``anon.partial_email(email)``), which the task shows; the quoted literals in it (a salt, a seed)
+    and a value, which are data of their own, are hidden piece by piece too (``pieces`` True), so that a cut echo of
+    them shows no run of their characters long enough to count (SecretScrubber)."""
+    forms = set()
     for name in MASKING_FIELDS:
         masking = rule.get(name)
         if not isinstance(masking, str) or not masking:
             continue
-        for form in (masking, function_key(masking) if name == "masking_function" else masking,
-                     " ".join(masking.split())):
-            forms.extend((form, form.replace("'", "''")))
-    return sorted(set(forms))
+        function = name == "masking_function"
+        for form in (masking, function_key(masking) if function else masking, " ".join(masking.split())):
+            forms.update(((form, not function), (form.replace("'", "''"), not function)))
+        if function:
+            for literal in _QUOTED_LITERAL.findall(masking):
+                forms.update(((literal, True), (literal.replace("''", "'"), True)))
+    return sorted(forms)
 
 
 def ended_badly(branch, status):
@@ -342,11 +354,12 @@ class AnonymizedBranch(Writer):
         """Each rule's masking function and value are secrets to the client from here on: Ansible's no_log hides
         only a string as given, and the service's text may echo one altered (whitespace made one space, cut,
         JSON- or SQL-escaped), in a status message or an error. The client's scrubber hides every form
-        (masking_forms), in every message and result of the task (a form shorter than SECRET_MIN is left to
-        no_log; one shorter than SECRET_PIECES_FROM is hidden whole only, not a cut piece of it)."""
+        (masking_forms), in every message and result of the task: a function whole, its quoted literals and a value
+        piece by piece too (a form shorter than SECRET_MIN is left to no_log; one shorter than SECRET_PIECES_FROM is
+        hidden whole only, not a cut piece of it)."""
         for rule in rules:
-            for form in masking_forms(rule):
-                self.client.remember_secret(form)
+            for form, pieces in masking_forms(rule):
+                self.client.remember_secret(form, pieces)
 
     def _scrubbed(self, status):
         """The status with its message scrubbed of every secret the client knows (the rules' masking)."""

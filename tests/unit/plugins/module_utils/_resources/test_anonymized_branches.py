@@ -219,9 +219,13 @@ def test_a_masking_that_ended_badly_names_the_message_and_the_branch(state, word
 
 def test_the_forms_hidden_of_a_rules_masking_are_those_the_service_may_echo():
     spaced = dict(EMAIL, masking_function="anon.partial(email,  2, '*' , 3)")
-    assert masking_forms(spaced) == sorted(set([
+    whole = [(form, False) for form in (
         "anon.partial(email,  2, '*' , 3)", "anon.partial(email,  2, ''*'' , 3)",  # as given; SQL-quoted
         "anon.partial(email,2,'*',3)", "anon.partial(email,2,''*'',3)",  # as function_key reads it
-        "anon.partial(email, 2, '*' , 3)", "anon.partial(email, 2, ''*'' , 3)"]))  # its spaces made one
-    assert masking_forms(dict(NAME, masking_value="O'Brien")) == ["O''Brien", "O'Brien"]
+        "anon.partial(email, 2, '*' , 3)", "anon.partial(email, 2, ''*'' , 3)")]  # its spaces made one
+    assert masking_forms(spaced) == sorted(set(whole + [("*", True)]))  # its quoted literal, piece by piece
+    salted = masking_forms(dict(EMAIL, masking_function="anon.hash(email, 'It''s-salt')"))
+    assert ("It's-salt", True) in salted and ("It''s-salt", True) in salted
+    assert ("anon.hash(email, 'It''s-salt')", False) in salted
+    assert masking_forms(dict(NAME, masking_value="O'Brien")) == [("O''Brien", True), ("O'Brien", True)]
     assert masking_forms(dict(EMAIL, masking_function=None)) == []
