@@ -81,6 +81,8 @@ STATUS_FIELDS = dict(required={"state": (str,)},
                                "created_at": (str,), "updated_at": (str,), "failed_at": (str, type(None)),
                                "last_run": (dict, type(None))})
 CONFLICT = 409  # a masking run asked in a state it cannot start from (another run's began meanwhile)
+# The states a masking run starts from (the service refuses one in any other).
+STARTS_FROM = (INITIALIZED, ERROR, ANONYMIZED)
 # A GET of anonymized_status for a branch that is no anonymized branch (the document says only they have one).
 NOT_ANONYMIZED = (400, 404, 409, 412, 422)
 # Polls of the masking's state: the first after half a second, each next twice as long, up to 5 s (as operations).
@@ -560,31 +562,35 @@ class AnonymizedBranch(Writer):
         (this task's own start is part of its change; ``wait`` is about the end of its masking), and the masking
         started again, once. Refused again, the masking under way began after this run's rules were set (another
         run's, with them): it is taken, with a warning, and waited for as this run's own when ``wait`` asks."""
-        started, status = self._ask_start(branch)
+        started, status = self._ask_start(branch, first=True)
         if not started:
             self._wait_ended(branch, status, started=False, ran_out=(
                 "this run's masking was not started: the masking another run had started (with the rules it "
                 "began with) had not ended when wait_timeout (%s s) ran out (state %s: %s); the branch exists (id "
                 "%s) with this task's rules, which it may not have been masked with: run the task again with "
                 "anonymize: always"))
-            started, status = self._ask_start(branch)
+            started, status = self._ask_start(branch, first=False)
         if not started:
             self.task.warnings.append("the masking of %s (%s) was started by another run at the same time; this run "
                                       "waits for it" % (self.label, branch["id"]))
         self.task.kept["anonymized_status"] = status
         return status
 
-    def _ask_start(self, branch):
+    def _ask_start(self, branch, first):
         """One POST anonymize: (True, the status answered), or (False, the status read) when it was refused as a
-        masking goes on (created or anonymizing)."""
+        masking goes on (created or anonymizing), or, on the ``first`` ask, as one went on that has ended since (the
+        status read shows a state a masking starts from: another run's masking ended between the refusal and the
+        read, and the start is asked again)."""
         path = project_path(self.project_id, "branches", branch["id"], "anonymize")
         try:
             data = self.task.change("POST", path, self.project_id, None,
                                     "Starting the masking of %s (%s)" % (self.label, branch["id"]))
         except TaskFailure as failure:
-            # The service starts a masking only from initialized, error or anonymized.
+            # The service starts a masking only from initialized, error or anonymized (STARTS_FROM).
             status = self._status(branch) if getattr(failure.cause, "status", None) == CONFLICT else None
-            if status is None or status["state"] not in (CREATED, ANONYMIZING):
+            going_on = status is not None and status["state"] in (CREATED, ANONYMIZING)
+            ended_since = first and status is not None and status["state"] in STARTS_FROM
+            if not (going_on or ended_since):
                 raise
             return False, status
         self.task.did("started the masking of %s (%s)" % (self.label, branch["id"]))
