@@ -65,6 +65,33 @@ def test_projects_move_and_a_rerun_reads_and_moves_nothing(sim):
     assert changes_since(sim, seq) == []
 
 
+def test_a_project_another_run_moves_between_the_two_listings_is_found_moved_not_lost(sim, monkeypatch):
+    """The order two runs at once may interleave in: this run lists one organization, another run moves the project,
+    this run lists the other. Whichever moment the move falls at, the project is found where it is."""
+    from ansible_collections.neon.cloud.plugins.module_utils._resources import transfers
+
+    dest = organization(sim)
+    ids = org_projects(sim, 1)
+    listed = []
+    real_read = transfers.ProjectReader.read
+
+    def read(reader):
+        answer = real_read(reader)
+        listed.append(reader)
+        if len(listed) == 1:  # another run's transfer, right after this run's first listing
+            rel.api(sim, "POST", "/organizations/%s/projects/transfer" % ORG,
+                    json={"destination_org_id": dest, "project_ids": ids})
+        return answer
+
+    monkeypatch.setattr(transfers.ProjectReader, "read", read)
+    seq = last_seq(sim)
+    found = ok(transfer(sim, source_org_id=ORG, destination_org_id=dest, project_ids=ids))
+    assert len(listed) == 2
+    assert found["changed"] is False and found["already_in_destination"] == ids and found["transferred"] == []
+    assert posts(sim, seq) == [TRANSFER]  # the other run's only
+    assert org_of(sim, ids[0]) == dest
+
+
 def test_check_mode_names_what_would_move_and_sends_nothing(sim):
     dest = organization(sim)
     ids = org_projects(sim, 2)

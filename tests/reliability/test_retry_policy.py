@@ -74,7 +74,10 @@ def test_backoff_without_retry_after_is_jittered_and_capped(sim, results):
     _record(results, "503 for good, api_retries 4, api_retry_max_delay 0.2", run, attempts=len(calls))
     assert len(calls) == 5 and all(0.09 <= gap <= 0.35 for gap in gaps), gaps
     match = re.search(r"HTTP 503: .*; gave up after 5 attempts over (\d+\.\d) s$", run.msg)
-    assert match and abs(float(match.group(1)) - (calls[-1]["time"] - calls[0]["time"])) < 0.2, run.msg
+    # The time it says covers the attempts the service saw (first to last, as the request log has them) and no more
+    # than the task took: a span, not a race (rounded to 0.1 s; a busy machine adds to the task's time only).
+    span = calls[-1]["time"] - calls[0]["time"]
+    assert match and span - 0.05 <= float(match.group(1)) <= run.elapsed + 0.05, (run.msg, span, run.elapsed)
 
 
 def test_default_api_retries_is_5(sim, results):

@@ -189,9 +189,12 @@ class ProjectTransfer(Writer):
         return found
 
     def _read_organizations(self, asked):
-        destination, source = self._listed(self.destination), self._listed(self.source)
-        here = dict((project["id"], self.destination) for project in destination.projects)
-        here.update((project["id"], self.source) for project in source.projects)
+        """Where each asked project is, from the two organizations' listings: the source's read first, then the
+        destination's, so that a project another run moves meanwhile (source to destination, the one way a transfer
+        goes) is seen in one of them at least; seen in both, it has moved, and the destination's listing tells."""
+        source, destination = self._listed(self.source), self._listed(self.destination)
+        here = dict((project["id"], self.source) for project in source.projects)
+        here.update((project["id"], self.destination) for project in destination.projects)
         unavailable = set(destination.unavailable) | set(source.unavailable)
         where = {}
         for project_id in asked:
