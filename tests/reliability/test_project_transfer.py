@@ -88,6 +88,7 @@ def test_a_project_another_run_moves_between_the_two_listings_is_found_moved_not
     found = ok(transfer(sim, source_org_id=ORG, destination_org_id=dest, project_ids=ids))
     assert len(listed) == 2
     assert found["changed"] is False and found["already_in_destination"] == ids and found["transferred"] == []
+    assert "by another run at the same time" in json.dumps(found["warnings"])
     assert posts(sim, seq) == [TRANSFER]  # the other run's only
     assert org_of(sim, ids[0]) == dest
 

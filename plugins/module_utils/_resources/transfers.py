@@ -195,6 +195,12 @@ class ProjectTransfer(Writer):
         source, destination = self._listed(self.source), self._listed(self.destination)
         here = dict((project["id"], self.source) for project in source.projects)
         here.update((project["id"], self.destination) for project in destination.projects)
+        moved = [project["id"] for project in source.projects if project["id"] in asked and
+                 here[project["id"]] == self.destination]
+        if moved:
+            self.task.warnings.append("project(s) %s were moved to organization %s by another run at the same time (in "
+                                      "the source when this run listed it, in the destination a moment later); this "
+                                      "run does not move them again" % (", ".join(sorted(set(moved))), self.destination))
         unavailable = set(destination.unavailable) | set(source.unavailable)
         where = {}
         for project_id in asked:
