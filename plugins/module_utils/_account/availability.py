@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.neon.cloud.plugins.module_utils._account.projects import counted_with_unavailable
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import project_path
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError
@@ -56,11 +57,6 @@ def runs_version(pg_version, region_id=None):
     return lambda project: project["pg_version"] == pg_version and region_id in (None, project.get("region_id"))
 
 
-def _counted(page):
-    """A page of ``GET /projects`` counts the projects it could not fetch against ``limit`` too (paging.py)."""
-    return len(page.items) + len(answers.unavailable_ids(page.data, PROJECTS_PATH))
-
-
 def project_of_version(client, pg_version, org_id=None, region_id=None):
     """The first project the key sees (in organization ``org_id`` and region ``region_id`` when given) that runs
     Postgres ``pg_version``, or None: ``GET /projects`` in pages of 400, read only until one is found (one request
@@ -68,7 +64,7 @@ def project_of_version(client, pg_version, org_id=None, region_id=None):
     listing is, paging.collect)."""
     listed = collect(client, PROJECTS_PATH, "projects", PROJECTS_PAGE_MAX, params={"org_id": org_id},
                      keep=runs_version(pg_version, region_id), max_results=1, want_cursor=False,
-                     item_fields=VERSION_FIELDS, page_count=_counted)
+                     item_fields=VERSION_FIELDS, page_count=lambda page: counted_with_unavailable(page, PROJECTS_PATH))
     return listed.items[0] if listed.items else None
 
 

@@ -49,6 +49,13 @@ def needs_org_id(error):
     return error.status == 400 and ORG_ID_REQUIRED in (error.api_message or "").lower()
 
 
+def counted_with_unavailable(page, path):
+    """How many projects a page of a listing of ``path`` (``GET /projects``, ``/projects/shared``) counts against
+    ``limit`` (paging.collect's ``page_count``): its items and the projects it names unavailable, as the service
+    picks the page, then leaves out the projects it could not fetch, so a full page can hold fewer items."""
+    return len(page.items) + len(answers.unavailable_ids(page.data, path))
+
+
 class ProjectReader:
     """Lists projects with the filters of one task."""
 
@@ -141,9 +148,7 @@ class ProjectReader:
         return listed.items[0] if listed.items else None
 
     def _page_count(self, page):
-        """A page counts its unavailable projects against ``limit`` too: the service picks the page,
-        then leaves out the projects it could not fetch, so a full page can hold fewer items."""
-        return len(page.items) + len(answers.unavailable_ids(page.data, self.path))
+        return counted_with_unavailable(page, self.path)
 
     def _only_organization(self, error):
         """The organization to use after "org_id is required": the user's only one."""

@@ -253,9 +253,9 @@ class Project(Resource):
         (``pg_version``, else the document's default 17) as a project of that version the key sees (in the
         organization and region the project would be made in, when known) lists them: ``GET /projects`` pages of 400
         read only until one is found, then its ``available_preload_libraries`` (one request); none found, or its list
-        not readable, a warning says they were not checked and nothing is refused; the preload libraries an update adds (the project's
-        ``available_preload_libraries``: one request). A task that creates without naming libraries, or finds the
-        project as asked, costs no request here."""
+        not readable, a warning says they were not checked and nothing is refused; the preload libraries an update
+        adds (the project's ``available_preload_libraries``: one request). A task that creates without naming
+        libraries, or finds the project as asked, costs no request here."""
         if current is None:
             org_id = options.get("org_id")
             if options.get("region_id") is not None:
