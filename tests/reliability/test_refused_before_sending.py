@@ -106,3 +106,18 @@ def test_a_least_size_above_the_compute_s_own_most_is_refused_before_sending(sim
     refused = failed(run(sim, module, project_id=pid, **args))
     assert expected in refused["msg"] and "Nothing was changed" in refused["msg"]
     assert changes_since(sim, seq) == []
+
+
+@pytest.mark.parametrize("check_mode", [True, False])
+def test_a_refused_change_of_a_branch_returns_the_computes_it_was_decided_against(sim, check_mode):
+    """The refusal names the compute; the result carries it (``endpoints``), as every result of state=present does
+    from the task's decision on, so a play can show what the size was checked against without another read."""
+    created = new_project(sim)
+    pid, compute = created["project"]["id"], created["endpoints"][0]
+    seq = last_seq(sim)
+    refused = failed(run(sim, "branch", check_mode=check_mode, project_id=pid, name=created["branch"]["name"],
+                         compute=dict(min_cu=2)))
+    assert "the compute %s of" % compute["id"] in refused["msg"]
+    assert [(item["id"], item["type"], item["autoscaling_limit_max_cu"]) for item in refused["endpoints"]] == [
+        (compute["id"], "read_write", 0.25)]
+    assert changes_since(sim, seq) == []

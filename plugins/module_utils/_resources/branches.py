@@ -318,7 +318,7 @@ class Branch(Resource):
         if self.default:
             previous = default_branch(self.branches)
             self.task.kept["previous_default"] = dict(id=previous["id"], name=previous["name"]) if previous else None
-        self.endpoints, self.endpoint = [], None
+        self._computes_are([])
         if current is not None:
             if self.reset and not current.get("parent_id"):
                 raise Refusal("branch %r (%s) has no parent, so it cannot be reset from one" % (
@@ -361,11 +361,6 @@ class Branch(Resource):
         return None
 
     # ------------------------------------------------------------------------------------------ results and diff
-
-    def keep(self, current):
-        self.task.kept["branch"] = current
-        if self.endpoints is not None:
-            self.task.kept["endpoints"] = read_write_first(self.endpoints)
 
     def shown(self, current, plan=None):
         return self._shown(current, self.endpoint)
@@ -424,9 +419,8 @@ class Branch(Resource):
     def created(self, data, path):
         self.task.keep_created_uri(data)  # shown only in this answer, so kept before anything in it is checked
         branch = answers.item_of(data, "POST", path, "branch", BRANCH_FIELDS)
-        self.endpoints = answers.items_of(data, "POST", path, "endpoints", ENDPOINT_FIELDS) \
-            if data.get("endpoints") is not None else []
-        self.endpoint = read_write_endpoint(self.endpoints)
+        self._computes_are(answers.items_of(data, "POST", path, "endpoints", ENDPOINT_FIELDS)
+                           if data.get("endpoints") is not None else [])
         return branch
 
     def answered_instead(self, outcome):
@@ -503,9 +497,7 @@ class Branch(Resource):
         return Found(endpoint, ours=True) if endpoint is not None else None
 
     def _replace_endpoint(self, endpoint):
-        self.endpoint = endpoint
-        self.endpoints = with_endpoint(self.endpoints, endpoint)
-        self.keep(self.task.kept.get("branch"))
+        self._computes_are(with_endpoint(self.endpoints, endpoint), endpoint=endpoint)
 
     # ------------------------------------------------------------------------------------------ ready
 
@@ -543,5 +535,12 @@ class Branch(Resource):
 
     def _read_computes(self, branch_id):
         """The branch's computes as listed now, and its read-write one: one request."""
-        self.endpoints = branch_endpoints(self.client, self.project_id, branch_id)
-        self.endpoint = read_write_endpoint(self.endpoints, branch_id)
+        self._computes_are(branch_endpoints(self.client, self.project_id, branch_id), branch_id)
+
+    def _computes_are(self, endpoints, branch_id=None, endpoint=None):
+        """The branch's computes as last read or changed (``endpoints``), and its read-write one (``endpoint``: the one
+        just made or changed; else chosen among them). From the decision on (state=present), every result carries
+        them, failures included, beside the branch the walk keeps."""
+        self.endpoints = endpoints
+        self.endpoint = endpoint if endpoint is not None else read_write_endpoint(endpoints, branch_id)
+        self.task.kept["endpoints"] = read_write_first(endpoints)

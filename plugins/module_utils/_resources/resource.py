@@ -49,11 +49,12 @@ class Resource:
     - ``create_request``, ``created``, ``answered_instead``: its create, what it answered, and what it gave instead
       (a refusal, or the object found: its answer lost, or another run's);
     - ``act``, ``settle``, ``delete``: its own changes, what it waits for, its delete;
-    - ``shown``, ``preview``, ``keep``: what the diff shows of it, what a plan would make of it (the diff's before
-      and after, check mode's result), what stays in every result.
+    - ``shown``, ``preview``: what the diff shows of it, and what a plan would make of it (the diff's before and
+      after, check mode's result).
 
     ``present`` and ``absent``, the walk itself, are not hooks: ``run`` gives them what they need (the options in the
-    form they are sent, what the object is built with) and wraps what they raise.
+    form they are sent, what the object is built with) and wraps what they raise. Nor are ``keep`` (the object in
+    every result from then on) and ``item_path``, which a resource calls and none changes.
     """
 
     description = None  # its Description (plan.py), in the resource's own file
@@ -177,10 +178,6 @@ class Resource:
         after = planned(current, plan)
         return self.shown(current, plan), self.shown(after, plan), {self.description.key: after}
 
-    def keep(self, current):
-        """Put the object in every result from now on, failures included."""
-        self.task.kept[self.description.key] = current
-
     # ------------------------------------------------------------------------------------------ the walk
 
     def present(self, options):
@@ -284,6 +281,11 @@ class Resource:
             return self.task.with_diff(self.task.result(), before, {})
         self.delete(current)
         return self.task.with_diff(self.task.result(), before, {})
+
+    def keep(self, current):
+        """Put the object in every result from now on, failures included (what else a resource keeps, such as a
+        branch's computes, it keeps itself when it learns it)."""
+        self.task.kept[self.description.key] = current
 
     def item_path(self, current):
         """Its own path (its update's, its delete's): its list's, with its id."""
