@@ -25,7 +25,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+import traceback
+
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
+from ansible_collections.neon.cloud.plugins.module_utils._api.client import PathParameterError
 from ansible_collections.neon.cloud.plugins.module_utils._api.create_once import create_once
 from ansible_collections.neon.cloud.plugins.module_utils._api.errors import NeonAPIError, TaskFailure, UnexpectedAnswer
 from ansible_collections.neon.cloud.plugins.module_utils._api.operations import (
@@ -34,7 +38,8 @@ from ansible_collections.neon.cloud.plugins.module_utils._api.operations import 
     has_ended,
     list_operations,
 )
-from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import Refusal, assume
+from ansible_collections.neon.cloud.plugins.module_utils._api.redaction import one_line
+from ansible_collections.neon.cloud.plugins.module_utils._resources.refusal import OptionError, Refusal, assume
 from ansible_collections.neon.cloud.plugins.module_utils._resources.writer import task_result
 
 # Seconds between two polls of the operations a change started: the first after half a second,
@@ -60,6 +65,18 @@ def already_exists(error):
     """The service's duplicate-name refusal; its status is not documented (taken here as 400, 409, 412 or 422), its message is
     (docs/docsite/rst/api-behaviour.rst: 'branch already exists', 'branch with the provided name ... already exists')."""
     return error.status in (400, 409, 412, 422) and ALREADY_EXISTS in (error.api_message or "").lower()
+
+
+def unforeseen(error):
+    """The sentence for an exception of the collection's own code: its type, its message and the line of the
+    collection it came from, to report (a traceback is not shown: it would end the task without its result)."""
+    where = ""
+    frames = traceback.extract_tb(error.__traceback__)
+    ours = [frame for frame in frames if "ansible_collections" in frame.filename] or frames
+    if ours:
+        where = ", at %s line %d" % (os.path.basename(ours[-1].filename), ours[-1].lineno)
+    return "neon.cloud met a fault of its own (%s: %s%s); please report it, with this message" % (
+        type(error).__name__, one_line(str(error), 200), where)
 
 
 class Found:
@@ -137,7 +154,10 @@ class ResourceTask:
 
     def keep_on_failure(self, work, *args):
         """``work(*args)``, with any request error or refusal after a change turned into a failure that keeps
-        what was done (a refusal alone says only ``changed: false``)."""
+        what was done (a refusal alone says only ``changed: false``). A fault of the collection's own code (an
+        exception no rule raises: an answer it did not foresee, say) fails the task too, saying so and where, with
+        what was done and a secret the service showed once (a connection URI, a role's password): never a
+        traceback that would lose them."""
         try:
             return work(*args)
         except NeonAPIError as error:
@@ -148,6 +168,10 @@ class ResourceTask:
             if not self.changed:
                 raise
             raise self.refused(refusal)
+        except (TaskFailure, OptionError, PathParameterError):
+            raise
+        except Exception as error:  # pylint: disable=broad-except  # a fault of ours: what was done is kept
+            raise self.failure(unforeseen(error))
 
     # ------------------------------------------------------------------------------------------ acting
 
