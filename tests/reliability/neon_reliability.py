@@ -48,6 +48,9 @@ OPERATION_DURATION = 0.25
 
 # ---------------------------------------------------------------------------------------------- running modules
 
+OWN_FAULT = "neon.cloud met a fault of its own"
+
+
 class ModuleRun:
     """What one in-process module run gave: exit code, result dict, raw output, crash text."""
 
@@ -62,6 +65,10 @@ class ModuleRun:
                 self.result = json.loads(stdout)
             except ValueError:
                 self.crash = "module output is not JSON: %r" % stdout[-2000:]
+        if OWN_FAULT in str((self.result or {}).get("msg")):
+            # A fault of the collection's code, which a module reports as a failure (_resources/task.py, fault)
+            # rather than a traceback: a crash all the same to every test that checks for one.
+            self.crash = "the module met a fault of its own: %s" % self.result["msg"]
 
     @property
     def failed(self):

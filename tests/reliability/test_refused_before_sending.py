@@ -121,3 +121,15 @@ def test_a_refused_change_of_a_branch_returns_the_computes_it_was_decided_agains
     assert [(item["id"], item["type"], item["autoscaling_limit_max_cu"]) for item in refused["endpoints"]] == [
         (compute["id"], "read_write", 0.25)]
     assert changes_since(sim, seq) == []
+
+
+def test_a_refusal_before_the_computes_are_read_does_not_say_the_branch_has_none(sim):
+    """A root branch cannot be reset from a parent: refused before its computes are read, so the result has no
+    ``endpoints`` at all rather than an empty list for a branch that has a compute."""
+    created = new_project(sim)
+    seq = last_seq(sim)
+    refused = failed(run(sim, "branch", project_id=created["project"]["id"], name=created["branch"]["name"],
+                         reset_from_parent=True))
+    assert "has no parent, so it cannot be reset from one" in refused["msg"]
+    assert "endpoints" not in refused, refused["endpoints"]
+    assert created["endpoints"] and changes_since(sim, seq) == []

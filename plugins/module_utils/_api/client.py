@@ -170,6 +170,7 @@ class NeonClient:
         self.sleep = sleep
         self.clock = clock
         self.requests_made = 0
+        self.changes_sent = 0  # requests other than GET that left: whatever their answer, they may have changed something
         self._fallback_key = None
         # One pace for every process using this key here (_api/pacing.py); None: not paced (rate_limit 0 or None).
         self.pace = pace if pace is not None else (
@@ -286,6 +287,8 @@ class NeonClient:
     def _attempt(self, method, url, shown_path, headers, data, request_id, no_content=False):
         """One HTTP exchange: the decoded answer, or NeonAPIError."""
         self.requests_made += 1
+        if method != "GET":
+            self.changes_sent += 1
         try:
             answer = self.transport.exchange(method, url, headers, data)
         except TransportError as failure:

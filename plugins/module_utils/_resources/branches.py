@@ -318,7 +318,7 @@ class Branch(Resource):
         if self.default:
             previous = default_branch(self.branches)
             self.task.kept["previous_default"] = dict(id=previous["id"], name=previous["name"]) if previous else None
-        self._computes_are([])
+        self.endpoints, self.endpoint = [], None  # none read yet: kept once read, or answered by the create
         if current is not None:
             if self.reset and not current.get("parent_id"):
                 raise Refusal("branch %r (%s) has no parent, so it cannot be reset from one" % (
@@ -539,8 +539,8 @@ class Branch(Resource):
 
     def _computes_are(self, endpoints, branch_id=None, endpoint=None):
         """The branch's computes as last read or changed (``endpoints``), and its read-write one (``endpoint``: the one
-        just made or changed; else chosen among them). From the decision on (state=present), every result carries
-        them, failures included, beside the branch the walk keeps."""
+        just made or changed; else chosen among them). Every result from then on carries them, failures included,
+        beside the branch the walk keeps (state=present only: a delete reads none)."""
         self.endpoints = endpoints
-        self.endpoint = endpoint if endpoint is not None else read_write_endpoint(endpoints, branch_id)
         self.task.kept["endpoints"] = read_write_first(endpoints)
+        self.endpoint = endpoint if endpoint is not None else read_write_endpoint(endpoints, branch_id)

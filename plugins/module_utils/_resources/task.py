@@ -67,16 +67,17 @@ def already_exists(error):
     return error.status in (400, 409, 412, 422) and ALREADY_EXISTS in (error.api_message or "").lower()
 
 
-def unforeseen(error):
-    """The sentence for an exception of the collection's own code: its type, its message and the line of the
-    collection it came from, to report (a traceback is not shown: it would end the task without its result)."""
+def unforeseen(error, scrubber):
+    """The sentence for an exception of the collection's own code: its type, its message (``scrubber``: every piece
+    of a secret the task holds removed, before it is cut short) and the line of the collection it came from, to
+    report (a traceback is not shown: it would end the task without its result)."""
     where = ""
     frames = traceback.extract_tb(error.__traceback__)
     ours = [frame for frame in frames if "ansible_collections" in frame.filename] or frames
     if ours:
         where = ", at %s line %d" % (os.path.basename(ours[-1].filename), ours[-1].lineno)
     return "neon.cloud met a fault of its own (%s: %s%s); please report it, with this message" % (
-        type(error).__name__, one_line(str(error), 200), where)
+        type(error).__name__, one_line(scrubber.scrub(str(error)), 200), where)
 
 
 class Found:
@@ -171,7 +172,21 @@ class ResourceTask:
         except (TaskFailure, OptionError, PathParameterError):
             raise
         except Exception as error:  # pylint: disable=broad-except  # a fault of ours: what was done is kept
-            raise self.failure(unforeseen(error))
+            raise self.fault(error)
+
+    def fault(self, error):
+        """The TaskFailure for a fault of the collection's own code (``error``), with every result kept so far. It
+        says "Nothing was changed" only when no change request left; otherwise that the task may have changed more
+        than it recorded (a writer of its own requests, such as the API keys', records none)."""
+        msg = unforeseen(error, self.client.scrubber)
+        if self.done:
+            msg += ". Changed by this task so far: %s" % "; ".join(self.done)
+        if self.client.changes_sent:
+            msg += ". It sent %d change request(s), so it may have changed %s: run the task again, it finds what " \
+                   "is there now" % (self.client.changes_sent, "more" if self.done else "something")
+        elif not self.check_mode:
+            msg += ". Nothing was changed"
+        return TaskFailure(msg, cause=error, **self.result(changed=self.changed or bool(self.client.changes_sent)))
 
     # ------------------------------------------------------------------------------------------ acting
 
