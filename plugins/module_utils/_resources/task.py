@@ -26,6 +26,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+import traceback
 
 from ansible_collections.neon.cloud.plugins.module_utils._api import answers
 from ansible_collections.neon.cloud.plugins.module_utils._api.client import PathParameterError
@@ -70,10 +71,8 @@ def unforeseen(error, scrubber):
     """The sentence for an exception of the collection's own code: its type, its message (``scrubber``: every piece
     of a secret the task holds removed, before it is cut short) and the line of the collection it came from, to
     report (a traceback is not shown: it would end the task without its result)."""
-    lines, frame = [], error.__traceback__  # walked here: extract_tb obeys sys.tracebacklimit, which may be 0
-    while frame is not None:
-        lines.append((frame.tb_frame.f_code.co_filename, frame.tb_lineno))
-        frame = frame.tb_next
+    # walk_tb, not extract_tb, which obeys sys.tracebacklimit (ansible-builder sets it to 0 when imported)
+    lines = [(frame.f_code.co_filename, line) for frame, line in traceback.walk_tb(error.__traceback__)]
     ours = [line for line in lines if "ansible_collections" in line[0]] or lines
     where = ", at %s line %d" % (os.path.basename(ours[-1][0]), ours[-1][1]) if ours else ""
     return "neon.cloud met a fault of its own (%s: %s%s); please report it, with this message" % (
